@@ -1,0 +1,57 @@
+// data.hpp: host arrays aligned for zero-copy buffers, filled with seeded random values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+namespace lab {
+
+// 128-byte alignment: PoCL warns about less for CL_MEM_USE_HOST_PTR, and it suits cache lines.
+constexpr std::size_t kHostAlignment = 128;
+
+template <typename T>
+struct AlignedAllocator {
+  using value_type = T;
+  AlignedAllocator() = default;
+  template <typename U>
+  AlignedAllocator(const AlignedAllocator<U>&) noexcept {}
+
+  T* allocate(std::size_t n) {
+    if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_alloc();
+    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kHostAlignment}));
+  }
+  void deallocate(T* p, std::size_t) noexcept {
+    ::operator delete(p, std::align_val_t{kHostAlignment});
+  }
+  template <typename U>
+  bool operator==(const AlignedAllocator<U>&) const noexcept { return true; }
+  template <typename U>
+  bool operator!=(const AlignedAllocator<U>&) const noexcept { return false; }
+};
+
+template <typename T>
+using HostVector = std::vector<T, AlignedAllocator<T>>;
+
+// n values uniform in [lo, hi) (floating point) or [lo, hi] (integers), reproducible from seed.
+template <typename T>
+HostVector<T> random_vector(std::size_t n, std::uint64_t seed, T lo, T hi) {
+  std::mt19937_64 engine(seed);
+  HostVector<T> values(n);
+  if constexpr (std::is_floating_point_v<T>) {
+    std::uniform_real_distribution<T> dist(lo, hi);
+    for (auto& v : values) v = dist(engine);
+  } else {
+    std::uniform_int_distribution<T> dist(lo, hi);
+    for (auto& v : values) v = dist(engine);
+  }
+  return values;
+}
+
+// A seed for the k-th input array of a lab, so arrays differ but stay reproducible.
+std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream);
+
+}  // namespace lab

@@ -1,0 +1,69 @@
+// device.hpp: choosing a platform and device, and the context and profiling queue on it.
+#pragma once
+
+#include "lab/cli.hpp"
+
+#include <CL/opencl.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+// One device as --list numbers it: index among all devices, and platform/device indices.
+struct DeviceEntry {
+  int index = 0;            // position in the list of every device, what -d N selects
+  int platform_index = 0;   // what -p N selects
+  int device_index = 0;     // position inside its platform (what -p P -d N selects)
+  cl::Platform platform;
+  cl::Device device;
+};
+
+// Every device of every platform, in --list order. Throws RuntimeError when no platform exists.
+std::vector<DeviceEntry> all_devices();
+
+// Applies -p, -d and --type (and their LAB_* fallbacks) to `devices`. Without -d, the first GPU
+// among the candidates wins, else the first device. Throws UsageError when nothing matches.
+DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options& options);
+
+void print_device_list(std::ostream& out);
+
+// The chosen device with a context and an in-order queue that records profiling information.
+struct Env {
+  cl::Platform platform;
+  cl::Device device;
+  cl::Context context;
+  cl::CommandQueue queue;
+
+  std::string device_name() const;
+  std::string platform_name() const;
+  std::string opencl_c_version() const;
+};
+
+// Chooses the device from the options and prints one line naming platform, device and OpenCL C
+// version to `out`.
+Env open_device(const Options& options, std::ostream& out);
+
+// "pthread-skylake-avx512" in place of "pthread-skylake-avx512-Intel(R) Xeon(R) Processor": the
+// device name shortened for table columns.
+std::string short_device_name(const std::string& name);
+
+// "GPU", "CPU", "ACCELERATOR", ... for CL_DEVICE_TYPE bits.
+std::string device_type_name(cl_device_type type);
+
+// Sizes in bytes for people: "1.50 GiB", "48 KiB".
+std::string format_bytes(double bytes);
+
+}  // namespace lab
+
+namespace lab {
+
+// Checks that `count` buffers of `bytes` each fit the device (CL_DEVICE_MAX_MEM_ALLOC_SIZE per
+// buffer, CL_DEVICE_GLOBAL_MEM_SIZE together) and that `host_copies` arrays of that size fit the
+// host's memory. Throws RuntimeError naming the limit; `shrink` says what to change ("-n").
+void check_memory(const Env& env, std::uint64_t bytes, int count, int host_copies,
+                  const std::string& shrink);
+
+}  // namespace lab

@@ -1,0 +1,45 @@
+// ndrange.hpp: NDRange arithmetic and the checks OpenCL 1.2 applies to a launch, with reasons.
+#pragma once
+
+#include <CL/opencl.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+// The smallest multiple of `multiple` that is >= value (multiple >= 1).
+std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple);
+
+// "16x16" for {16, 16}.
+std::string format_dims(const std::vector<std::uint64_t>& dims);
+
+cl::NDRange to_ndrange(const std::vector<std::uint64_t>& dims);
+
+// Checks a launch of `kernel` on `device` before it is enqueued: 1 to 3 dimensions, local sizes
+// within CL_DEVICE_MAX_WORK_ITEM_SIZES, their product within CL_KERNEL_WORK_GROUP_SIZE, and
+// local dividing global in every dimension. Throws UsageError (dimensions) or RuntimeError
+// (work-group size) with the numbers and what to change. An empty `local` lets the runtime choose.
+void check_ndrange(const cl::Kernel& kernel, const cl::Device& device,
+                   const std::vector<std::uint64_t>& global,
+                   const std::vector<std::uint64_t>& local);
+
+}  // namespace lab
+
+namespace lab {
+
+// A 1-D launch of at least `items` work-items: with a local size, the global size is padded up to
+// whole work-groups (the kernel bounds-checks); with local 0 the runtime picks the work-group.
+struct Launch1D {
+  std::uint64_t items = 0;
+  std::uint64_t global = 0;
+  std::uint64_t local = 0;
+  cl::EnqueueArgs args(cl::CommandQueue& queue) const;
+};
+
+// Plans and checks (check_ndrange) a 1-D launch of `kernel`.
+Launch1D plan_1d(const cl::Kernel& kernel, const cl::Device& device, std::uint64_t items,
+                 std::uint64_t local);
+
+}  // namespace lab

@@ -1,0 +1,58 @@
+// report.hpp: one result row per measurement, printed as a table, JSON or CSV.
+#pragma once
+
+#include "lab/cli.hpp"
+#include "lab/timing.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+struct Result {
+  std::string variant;           // e.g. "copy" or "naive"
+  std::string size;              // e.g. "n=1048576" or "16x16"
+  std::optional<Stats> time;     // kernel time in seconds; absent when nothing was timed
+  double rate = 0;               // GB/s or GFLOP/s from the median time
+  std::string unit;              // "GB/s", "GFLOP/s" or "" when there is no rate
+  std::optional<double> percent; // rate as a percentage of `reference`
+  std::string reference;         // what percent compares against, e.g. "copy 2930 GB/s"
+  bool passed = false;
+};
+
+class Report {
+ public:
+  Report(std::string lab, std::string device) : lab_(std::move(lab)), device_(std::move(device)) {}
+
+  void add(Result result) { results_.push_back(std::move(result)); }
+  const std::vector<Result>& results() const { return results_; }
+  bool all_passed() const;
+
+  // Lab-specific facts for --json (sizes, local size, event breakdown, ...).
+  nlohmann::json& details() { return details_; }
+
+  nlohmann::json json() const;
+  void print(OutputFormat format, std::ostream& out) const;
+
+  // The exit code the results imply: 0 when every row passed, else 1.
+  int exit_code() const;
+
+ private:
+  std::string lab_;
+  std::string device_;
+  std::vector<Result> results_;
+  nlohmann::json details_ = nlohmann::json::object();
+};
+
+// "12.3 us", "4.56 ms", "1.23 s".
+std::string format_seconds(double seconds);
+
+// Bytes moved / seconds as GB/s (10^9 bytes per second), and flops as GFLOP/s.
+double gigabytes_per_second(double bytes, double seconds);
+double gigaflops(double flops, double seconds);
+
+}  // namespace lab

@@ -1,0 +1,235 @@
+// device.cpp: platform and device choice, context and profiling queue.
+#include "lab/device.hpp"
+
+#include "lab/error.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace lab {
+namespace {
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return lower(haystack).find(lower(needle)) != std::string::npos;
+}
+
+bool is_index(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(),
+                                      [](unsigned char c) { return std::isdigit(c); });
+}
+
+// A platform matches -p by index, or by a substring of its name, vendor or version
+// ("pocl" matches "Portable Computing Language" through its version string).
+bool platform_matches(const DeviceEntry& entry, const std::string& want) {
+  if (is_index(want)) return entry.platform_index == std::stoi(want);
+  return contains(entry.platform.getInfo<CL_PLATFORM_NAME>(), want) ||
+         contains(entry.platform.getInfo<CL_PLATFORM_VENDOR>(), want) ||
+         contains(entry.platform.getInfo<CL_PLATFORM_VERSION>(), want);
+}
+
+bool type_matches(const DeviceEntry& entry, const std::string& type) {
+  const cl_device_type bits = entry.device.getInfo<CL_DEVICE_TYPE>();
+  if (lower(type) == "gpu") return (bits & CL_DEVICE_TYPE_GPU) != 0;
+  if (lower(type) == "cpu") return (bits & CL_DEVICE_TYPE_CPU) != 0;
+  return true;
+}
+
+std::string trim(std::string text) {
+  const auto first = text.find_first_not_of(" \t\n");
+  if (first == std::string::npos) return "";
+  text.erase(0, first);
+  text.erase(text.find_last_not_of(" \t\n") + 1);
+  // Some drivers include the terminating NUL in the string.
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+std::vector<DeviceEntry> all_devices() {
+  std::vector<cl::Platform> platforms;
+  try {
+    cl::Platform::get(&platforms);
+  } catch (const cl::Error& error) {
+    if (error.err() != CL_PLATFORM_NOT_FOUND_KHR) throw;
+  }
+  if (platforms.empty()) {
+    throw RuntimeError(
+        "no OpenCL platform found: install one (scripts/setup.sh installs PoCL, the CPU "
+        "platform) or check /etc/OpenCL/vendors and OCL_ICD_VENDORS");
+  }
+  std::vector<DeviceEntry> devices;
+  for (std::size_t p = 0; p < platforms.size(); ++p) {
+    std::vector<cl::Device> platform_devices;
+    try {
+      platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &platform_devices);
+    } catch (const cl::Error& error) {
+      if (error.err() != CL_DEVICE_NOT_FOUND) throw;
+    }
+    for (std::size_t d = 0; d < platform_devices.size(); ++d) {
+      devices.push_back(DeviceEntry{static_cast<int>(devices.size()), static_cast<int>(p),
+                                    static_cast<int>(d), platforms[p], platform_devices[d]});
+    }
+  }
+  if (devices.empty()) {
+    throw RuntimeError(
+        "the OpenCL platforms show no device: check the driver installation (PoCL shows none "
+        "when its kernel cache, POCL_CACHE_DIR or ~/.cache/pocl, is not writable)");
+  }
+  return devices;
+}
+
+DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options& options) {
+  std::vector<DeviceEntry> candidates;
+  bool platform_seen = options.platform.empty();
+  for (const auto& entry : devices) {
+    if (!options.platform.empty() && !platform_matches(entry, options.platform)) continue;
+    platform_seen = true;
+    if (type_matches(entry, options.type)) candidates.push_back(entry);
+  }
+  if (!platform_seen) {
+    int platforms = devices.empty() ? 0 : devices.back().platform_index + 1;
+    throw UsageError("no platform matches -p '" + options.platform + "' (there " +
+                     (platforms == 1 ? "is 1 platform" : "are " + std::to_string(platforms) +
+                                                             " platforms") +
+                     "): run with --list to see them");
+  }
+  if (candidates.empty()) {
+    throw UsageError("no " + lower(options.type) + " device" +
+                     (options.platform.empty() ? "" : " on platform '" + options.platform + "'") +
+                     ": run with --list to see the devices, or use --type all");
+  }
+
+  const std::string& want = options.device;
+  if (want.empty()) {
+    for (const auto& entry : candidates) {
+      if (entry.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return entry;
+    }
+    return candidates.front();
+  }
+  if (is_index(want)) {
+    // With -p the index counts inside that platform, otherwise over every device in --list.
+    const std::size_t index = std::stoul(want);
+    if (index < candidates.size()) return candidates[index];
+    throw UsageError("no device " + want + ": only " + std::to_string(candidates.size()) +
+                     " device" + (candidates.size() == 1 ? "" : "s") +
+                     " match (indices start at 0): run with --list to see them");
+  }
+  for (const auto& entry : candidates) {
+    if (contains(entry.device.getInfo<CL_DEVICE_NAME>(), want)) return entry;
+  }
+  throw UsageError("no device name contains '" + want + "': run with --list to see the devices");
+}
+
+void print_device_list(std::ostream& out) {
+  const auto devices = all_devices();
+  int last_platform = -1;
+  for (const auto& entry : devices) {
+    if (entry.platform_index != last_platform) {
+      last_platform = entry.platform_index;
+      out << "Platform " << entry.platform_index << ": "
+          << trim(entry.platform.getInfo<CL_PLATFORM_NAME>()) << " ("
+          << trim(entry.platform.getInfo<CL_PLATFORM_VERSION>()) << ")\n";
+    }
+    out << "  -d " << entry.index << "  (-p " << entry.platform_index << " -d "
+        << entry.device_index << ")  " << trim(entry.device.getInfo<CL_DEVICE_NAME>()) << " ["
+        << device_type_name(entry.device.getInfo<CL_DEVICE_TYPE>()) << ", "
+        << trim(entry.device.getInfo<CL_DEVICE_OPENCL_C_VERSION>()) << "]\n";
+  }
+}
+
+std::string Env::device_name() const { return trim(device.getInfo<CL_DEVICE_NAME>()); }
+
+std::string Env::platform_name() const { return trim(platform.getInfo<CL_PLATFORM_NAME>()); }
+
+std::string Env::opencl_c_version() const {
+  return trim(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>());
+}
+
+Env open_device(const Options& options, std::ostream& out) {
+  const DeviceEntry entry = choose_device(all_devices(), options);
+  Env env;
+  env.platform = entry.platform;
+  env.device = entry.device;
+  env.context = cl::Context(env.device);
+  env.queue = cl::CommandQueue(env.context, env.device, CL_QUEUE_PROFILING_ENABLE);
+  out << "Device: " << env.device_name() << " [" << device_type_name(env.device.getInfo<CL_DEVICE_TYPE>())
+      << "] on " << env.platform_name() << ", " << env.opencl_c_version() << "\n";
+  return env;
+}
+
+std::string short_device_name(const std::string& name) {
+  // PoCL appends the CPU's marketing name after the last '-'; keep the part before it.
+  const auto pos = name.find("-Intel");
+  const auto amd = name.find("-AMD");
+  const auto cut = std::min(pos, amd);
+  return trim(cut == std::string::npos ? name : name.substr(0, cut));
+}
+
+std::string device_type_name(cl_device_type type) {
+  std::string names;
+  const auto add = [&names](const char* name) { names += names.empty() ? name : std::string("|") + name; };
+  if (type & CL_DEVICE_TYPE_CPU) add("CPU");
+  if (type & CL_DEVICE_TYPE_GPU) add("GPU");
+  if (type & CL_DEVICE_TYPE_ACCELERATOR) add("ACCELERATOR");
+  if (type & CL_DEVICE_TYPE_CUSTOM) add("CUSTOM");
+  if (type & CL_DEVICE_TYPE_DEFAULT) add("DEFAULT");
+  return names.empty() ? "UNKNOWN" : names;
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (bytes >= 1024.0 && unit < 4) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  const bool whole = bytes == static_cast<double>(static_cast<long long>(bytes));
+  std::snprintf(text, sizeof text, whole ? "%.0f %s" : "%.2f %s", bytes, units[unit]);
+  return text;
+}
+
+}  // namespace lab
+
+namespace lab {
+
+void check_memory(const Env& env, std::uint64_t bytes, int count, int host_copies,
+                  const std::string& shrink) {
+  const std::uint64_t max_alloc = env.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  const std::uint64_t global = env.device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+  const auto b = static_cast<double>(bytes);
+  if (bytes > max_alloc) {
+    throw RuntimeError("a buffer of " + format_bytes(b) + " is larger than this device allocates (" +
+                       format_bytes(static_cast<double>(max_alloc)) +
+                       ", CL_DEVICE_MAX_MEM_ALLOC_SIZE): use a smaller " + shrink);
+  }
+  if (bytes * static_cast<std::uint64_t>(count) > global) {
+    throw RuntimeError(std::to_string(count) + " buffers of " + format_bytes(b) +
+                       " exceed the device's global memory (" +
+                       format_bytes(static_cast<double>(global)) + "): use a smaller " + shrink);
+  }
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0) {
+    const double host = static_cast<double>(pages) * static_cast<double>(page_size);
+    if (b * host_copies > host) {
+      throw RuntimeError(std::to_string(host_copies) + " host arrays of " + format_bytes(b) +
+                         " exceed this machine's memory (" + format_bytes(host) +
+                         "): use a smaller " + shrink);
+    }
+  }
+}
+
+}  // namespace lab

@@ -1,0 +1,116 @@
+// report.cpp: the table for people and the JSON / CSV for scripts.
+#include "lab/report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+namespace lab {
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string status(const Result& result) { return result.passed ? "PASSED" : "FAILED"; }
+
+std::string rate_text(const Result& result) {
+  if (result.unit.empty()) return "-";
+  return fixed(result.rate, result.rate < 10 ? 3 : 1) + " " + result.unit;
+}
+
+}  // namespace
+
+bool Report::all_passed() const {
+  return !results_.empty() &&
+         std::all_of(results_.begin(), results_.end(), [](const Result& r) { return r.passed; });
+}
+
+int Report::exit_code() const { return all_passed() ? 0 : 1; }
+
+nlohmann::json Report::json() const {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : results_) {
+    nlohmann::json row = {{"variant", r.variant}, {"size", r.size}, {"status", status(r)}};
+    if (r.time) {
+      row["time_s"] = {{"min", r.time->min},       {"median", r.time->median},
+                       {"max", r.time->max},       {"mean", r.time->mean},
+                       {"count", r.time->count}};
+    }
+    if (!r.unit.empty()) {
+      row["rate"] = r.rate;
+      row["unit"] = r.unit;
+    }
+    if (r.percent) {
+      row["percent"] = *r.percent;
+      row["reference"] = r.reference;
+    }
+    rows.push_back(row);
+  }
+  return {{"lab", lab_}, {"device", device_}, {"results", rows}, {"details", details_},
+          {"passed", all_passed()}};
+}
+
+void Report::print(OutputFormat format, std::ostream& out) const {
+  if (format == OutputFormat::json) {
+    out << json().dump(2) << "\n";
+    return;
+  }
+  if (format == OutputFormat::csv) {
+    out << "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,status\n";
+    for (const auto& r : results_) {
+      out << csv_field(lab_) << ',' << csv_field(device_) << ',' << csv_field(r.variant) << ','
+          << csv_field(r.size) << ',' << (r.time ? fixed(r.time->median, 9) : "") << ','
+          << (r.time ? fixed(r.time->min, 9) : "") << ','
+          << (r.unit.empty() ? "" : fixed(r.rate, 3)) << ',' << r.unit << ','
+          << (r.percent ? fixed(*r.percent, 1) : "") << ',' << csv_field(r.reference) << ','
+          << status(r) << "\n";
+    }
+    return;
+  }
+  // The human table: one aligned row per result.
+  std::vector<std::vector<std::string>> rows = {
+      {"variant", "size", "median", "min", "rate", "of reference", "status"}};
+  for (const auto& r : results_) {
+    rows.push_back({r.variant, r.size, r.time ? format_seconds(r.time->median) : "-",
+                    r.time ? format_seconds(r.time->min) : "-", rate_text(r),
+                    r.percent ? fixed(*r.percent, 1) + "% of " + r.reference : "-", status(r)});
+  }
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  out << "\n" << lab_ << " on " << device_ << "\n";
+  for (const auto& row : rows) {
+    out << " ";
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      out << " " << row[c] << std::string(widths[c] - row[c].size(), ' ');
+    }
+    out << "\n";
+  }
+}
+
+std::string format_seconds(double seconds) {
+  if (seconds < 1e-3) return fixed(seconds * 1e6, 1) + " us";
+  if (seconds < 1.0) return fixed(seconds * 1e3, 3) + " ms";
+  return fixed(seconds, 3) + " s";
+}
+
+double gigabytes_per_second(double bytes, double seconds) {
+  return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
+}
+
+double gigaflops(double flops, double seconds) {
+  return seconds > 0 ? flops / seconds / 1e9 : 0.0;
+}
+
+}  // namespace lab

@@ -1,0 +1,162 @@
+// device_info: every OpenCL platform and device, with the limits that shape a kernel launch.
+#include "lab/lab.hpp"
+
+#include <iomanip>
+#include <iostream>
+
+namespace {
+
+using nlohmann::json;
+
+// The values a student needs, read from one device. Sizes in bytes, clock in MHz.
+json describe_device(const cl::Device& d) {
+  const cl_device_type type = d.getInfo<CL_DEVICE_TYPE>();
+  const auto item_sizes = d.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
+  const std::string extensions = d.getInfo<CL_DEVICE_EXTENSIONS>();
+  return {
+      {"name", d.getInfo<CL_DEVICE_NAME>().c_str()},
+      {"vendor", d.getInfo<CL_DEVICE_VENDOR>().c_str()},
+      {"type", lab::device_type_name(type)},
+      {"version", d.getInfo<CL_DEVICE_VERSION>().c_str()},
+      {"driver_version", d.getInfo<CL_DRIVER_VERSION>().c_str()},
+      {"opencl_c_version", d.getInfo<CL_DEVICE_OPENCL_C_VERSION>().c_str()},
+      {"compute_units", d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>()},
+      {"max_clock_mhz", d.getInfo<CL_DEVICE_MAX_CLOCK_FREQUENCY>()},
+      {"global_mem_bytes", d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>()},
+      {"global_mem_cache_bytes", d.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>()},
+      {"max_mem_alloc_bytes", d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>()},
+      {"local_mem_bytes", d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>()},
+      {"local_mem_type", d.getInfo<CL_DEVICE_LOCAL_MEM_TYPE>() == CL_LOCAL ? "local" : "global"},
+      {"constant_mem_bytes", d.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>()},
+      {"max_work_group_size", d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>()},
+      {"max_work_item_dimensions", d.getInfo<CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS>()},
+      {"max_work_item_sizes", item_sizes},
+      {"preferred_vector_width",
+       {{"char", d.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR>()},
+        {"short", d.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT>()},
+        {"int", d.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT>()},
+        {"long", d.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG>()},
+        {"float", d.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>()},
+        {"double", d.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE>()},
+        {"half", d.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF>()}}},
+      {"fp64", d.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0},
+      {"profiling_timer_resolution_ns", d.getInfo<CL_DEVICE_PROFILING_TIMER_RESOLUTION>()},
+      {"image_support", d.getInfo<CL_DEVICE_IMAGE_SUPPORT>() == CL_TRUE},
+      {"extensions", extensions},
+  };
+}
+
+// Relations every conforming device satisfies; a broken driver or a wrong query shows here.
+std::vector<std::string> inconsistencies(const json& d) {
+  std::vector<std::string> problems;
+  const auto expect = [&problems](bool ok, const std::string& what) {
+    if (!ok) problems.push_back(what);
+  };
+  expect(d["compute_units"].get<unsigned>() >= 1, "compute units < 1");
+  expect(d["max_mem_alloc_bytes"].get<std::uint64_t>() <= d["global_mem_bytes"].get<std::uint64_t>(),
+         "max allocation larger than global memory");
+  expect(d["local_mem_bytes"].get<std::uint64_t>() > 0, "no local memory");
+  expect(d["max_work_group_size"].get<std::size_t>() >= 1, "max work-group size < 1");
+  expect(d["max_work_item_dimensions"].get<unsigned>() >= 3, "fewer than 3 work-item dimensions");
+  expect(d["max_work_item_sizes"].size() == d["max_work_item_dimensions"].get<std::size_t>(),
+         "work-item sizes do not match the dimension count");
+  for (const auto& size : d["max_work_item_sizes"]) {
+    expect(size.get<std::size_t>() >= 1, "a work-item size < 1");
+  }
+  expect(d["profiling_timer_resolution_ns"].get<std::size_t>() > 0, "timer resolution 0");
+  return problems;
+}
+
+void print_device(const json& d, std::ostream& out) {
+  const auto bytes = [&d](const char* key) {
+    return lab::format_bytes(static_cast<double>(d[key].get<std::uint64_t>()));
+  };
+  std::string items;
+  for (const auto& size : d["max_work_item_sizes"]) {
+    items += (items.empty() ? "" : " x ") + std::to_string(size.get<std::size_t>());
+  }
+  std::string widths;
+  for (const auto& [type, width] : d["preferred_vector_width"].items()) {
+    widths += (widths.empty() ? "" : " ") + type + "=" + std::to_string(width.get<unsigned>());
+  }
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {"Type", d["type"]},
+      {"Version", d["version"].get<std::string>() + ", driver " +
+                      d["driver_version"].get<std::string>()},
+      {"OpenCL C", d["opencl_c_version"]},
+      {"Compute units", std::to_string(d["compute_units"].get<unsigned>())},
+      {"Max clock", std::to_string(d["max_clock_mhz"].get<unsigned>()) + " MHz"},
+      {"Global memory", bytes("global_mem_bytes") + " (cache " + bytes("global_mem_cache_bytes") + ")"},
+      {"Max allocation", bytes("max_mem_alloc_bytes")},
+      {"Local memory", bytes("local_mem_bytes") + " (" + d["local_mem_type"].get<std::string>() + ")"},
+      {"Constant memory", bytes("constant_mem_bytes")},
+      {"Max work-group size", std::to_string(d["max_work_group_size"].get<std::size_t>())},
+      {"Max work-item sizes", items},
+      {"Preferred vector widths", widths},
+      {"Double precision (fp64)", d["fp64"].get<bool>() ? "yes" : "no"},
+      {"Timer resolution", std::to_string(d["profiling_timer_resolution_ns"].get<std::size_t>()) + " ns"},
+      {"Image support", d["image_support"].get<bool>() ? "yes" : "no"},
+  };
+  for (const auto& [key, value] : rows) {
+    out << "    " << std::left << std::setw(25) << key << value << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return lab::run_main(argc, argv, "device_info", "OpenCL platforms, devices and their limits",
+                       [](lab::Cli& cli) {
+    // 1. Options: only the shared ones (-p/-d/--type narrow the listing)
+    cli.parse();
+    const auto& opt = cli.options();
+    const bool narrowed = !opt.platform.empty() || !opt.device.empty() || opt.type != "all";
+
+    // 2. Every device, or the one -p/-d/--type choose
+    std::vector<lab::DeviceEntry> devices = lab::all_devices();
+    if (narrowed) devices = {lab::choose_device(devices, opt)};
+
+    // 3. Query, check and print
+    json platforms = json::array();
+    std::size_t problems = 0;
+    int last_platform = -1;
+    for (const auto& entry : devices) {
+      if (entry.platform_index != last_platform) {
+        last_platform = entry.platform_index;
+        platforms.push_back({{"index", entry.platform_index},
+                             {"name", entry.platform.getInfo<CL_PLATFORM_NAME>().c_str()},
+                             {"vendor", entry.platform.getInfo<CL_PLATFORM_VENDOR>().c_str()},
+                             {"version", entry.platform.getInfo<CL_PLATFORM_VERSION>().c_str()},
+                             {"devices", json::array()}});
+        cli.out() << "Platform " << entry.platform_index << ": "
+                  << platforms.back()["name"].get<std::string>() << " ("
+                  << platforms.back()["version"].get<std::string>() << ")\n";
+      }
+      json device = describe_device(entry.device);
+      device["index"] = entry.index;
+      cli.out() << "  Device " << entry.index << " (-p " << entry.platform_index << " -d "
+                << entry.device_index << "): " << device["name"].get<std::string>() << "\n";
+      print_device(device, cli.out());
+      for (const auto& problem : inconsistencies(device)) {
+        std::cerr << "  inconsistent: " << device["name"].get<std::string>() << ": " << problem << "\n";
+        ++problems;
+      }
+      platforms.back()["devices"].push_back(device);
+    }
+
+    // 4. Report: one row; it passes when every device answered every query consistently
+    lab::Report report("device_info",
+                       devices.size() == 1
+                           ? lab::short_device_name(devices.front().device.getInfo<CL_DEVICE_NAME>().c_str())
+                           : std::to_string(devices.size()) + " devices");
+    lab::Result row;
+    row.variant = narrowed ? "chosen" : "all";
+    row.size = std::to_string(platforms.size()) + " platform(s), " + std::to_string(devices.size()) +
+               " device(s)";
+    row.passed = problems == 0;
+    report.add(row);
+    report.details()["platforms"] = platforms;
+    report.print(cli.format(), std::cout);
+    return report.exit_code();
+  });
+}

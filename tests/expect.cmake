@@ -1,0 +1,33 @@
+# expect.cmake: runs a command and asserts its exit code and a regular expression on its output.
+#   cmake -DEXPECT_CODE=2 "-DEXPECT_REGEX=is negative" -P expect.cmake -- PROGRAM ARGS...
+# Optional: -DEXPECT_REGEX2=... a second expression that must also match (e.g. the build log).
+set(command)
+set(after_separator FALSE)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE 0 ${last})
+  if(after_separator)
+    list(APPEND command "${CMAKE_ARGV${i}}")
+  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
+    set(after_separator TRUE)
+  endif()
+endforeach()
+if(NOT command)
+  message(FATAL_ERROR "expect.cmake: no command after --")
+endif()
+
+execute_process(COMMAND ${command} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(JOIN " " shown ${command})
+message("$ ${shown}\n--- stdout ---\n${out}--- stderr ---\n${err}--- exit code: ${code}")
+
+set(failures "")
+if(NOT "${code}" STREQUAL "${EXPECT_CODE}")
+  string(APPEND failures "exit code ${code}, expected ${EXPECT_CODE}. ")
+endif()
+foreach(regex IN ITEMS "${EXPECT_REGEX}" "${EXPECT_REGEX2}")
+  if(NOT "${regex}" STREQUAL "" AND NOT "${out}${err}" MATCHES "${regex}")
+    string(APPEND failures "output does not match '${regex}'. ")
+  endif()
+endforeach()
+if(failures)
+  message(FATAL_ERROR "${failures}")
+endif()

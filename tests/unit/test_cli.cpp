@@ -1,0 +1,110 @@
+// test_cli.cpp: size parsing and the shared command line.
+#include "lab/cli.hpp"
+#include "lab/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace {
+
+// argv for a Cli: a vector of strings that outlives the parse.
+struct Args {
+  explicit Args(std::vector<std::string> words) : storage(std::move(words)) {
+    for (auto& w : storage) pointers.push_back(w.data());
+  }
+  int argc() { return static_cast<int>(pointers.size()); }
+  char** argv() { return pointers.data(); }
+  std::vector<std::string> storage;
+  std::vector<char*> pointers;
+};
+
+}  // namespace
+
+TEST(ParseSize, AcceptsPlainAndPowerSyntax) {
+  EXPECT_EQ(lab::parse_size("-n", "1"), 1u);
+  EXPECT_EQ(lab::parse_size("-n", "1009"), 1009u);
+  EXPECT_EQ(lab::parse_size("-n", " 42 "), 42u);
+  EXPECT_EQ(lab::parse_size("-n", "2^26"), std::uint64_t{1} << 26);
+  EXPECT_EQ(lab::parse_size("-n", "10^3"), 1000u);
+  EXPECT_EQ(lab::parse_size("--offset", "0", 0), 0u);
+}
+
+TEST(ParseSize, RejectsWithReasons) {
+  const auto message = [](const std::string& text) {
+    try {
+      lab::parse_size("-n", text);
+    } catch (const lab::UsageError& e) {
+      EXPECT_EQ(e.exit_code(), lab::kExitUsage);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("").find("missing"), std::string::npos);
+  EXPECT_NE(message("abc").find("not a number"), std::string::npos);
+  EXPECT_NE(message("12abc").find("not a number"), std::string::npos);
+  EXPECT_NE(message("-5").find("negative"), std::string::npos);
+  EXPECT_NE(message("0").find("at least 1"), std::string::npos);
+  EXPECT_NE(message("99999999999999999999").find("too large"), std::string::npos);
+  EXPECT_NE(message("2^64").find("too large"), std::string::npos);
+  EXPECT_NE(message("2^").find("not a number"), std::string::npos);
+  EXPECT_EQ(message("-5").rfind("-n: ", 0), 0u) << "the message names the option";
+}
+
+TEST(ParseSizeList, SplitsOnCommaOrX) {
+  EXPECT_EQ(lab::parse_size_list("--global", "16,16"), (std::vector<std::uint64_t>{16, 16}));
+  EXPECT_EQ(lab::parse_size_list("--global", "8x4x2"), (std::vector<std::uint64_t>{8, 4, 2}));
+  EXPECT_EQ(lab::parse_size_list("--global", "7"), (std::vector<std::uint64_t>{7}));
+  EXPECT_THROW(lab::parse_size_list("--global", "16,,16"), lab::UsageError);
+  EXPECT_THROW(lab::parse_size_list("--global", "16,0"), lab::UsageError);
+}
+
+TEST(Cli, SharedDefaultsAndFlags) {
+  Args args({"lab", "--reps", "5", "--warmup", "0", "--seed", "9", "--json", "-v", "--type", "GPU"});
+  lab::Cli cli("lab", "test", args.argc(), args.argv());
+  cli.parse();
+  EXPECT_EQ(cli.options().reps, 5);
+  EXPECT_EQ(cli.options().warmup, 0);
+  EXPECT_EQ(cli.options().seed, 9u);
+  EXPECT_TRUE(cli.options().verbose);
+  EXPECT_EQ(cli.options().type, "gpu");
+  EXPECT_EQ(cli.format(), lab::OutputFormat::json);
+}
+
+TEST(Cli, LabSizeOptionUsesSizeParser) {
+  Args args({"lab", "-n", "2^10"});
+  lab::Cli cli("lab", "test", args.argc(), args.argv());
+  std::uint64_t n = 1;
+  cli.add_size("-n,--size", n, "elements");
+  cli.parse();
+  EXPECT_EQ(n, 1024u);
+}
+
+TEST(Cli, RejectsUnknownFlagsZeroRepsAndJsonWithCsv) {
+  for (const auto& words : std::vector<std::vector<std::string>>{
+           {"lab", "--bogus"}, {"lab", "--reps", "0"}, {"lab", "--json", "--csv"},
+           {"lab", "--type", "fpga"}, {"lab", "-n", "0"}, {"lab", "-n", "x"}}) {
+    Args args(words);
+    lab::Cli cli("lab", "test", args.argc(), args.argv());
+    std::uint64_t n = 1;
+    cli.add_size("-n,--size", n, "elements");
+    EXPECT_THROW(cli.parse(), CLI::ParseError) << words[1];
+  }
+}
+
+TEST(Cli, EnvironmentFallbacksAndCommandLinePrecedence) {
+  ::setenv("LAB_DEVICE", "from-env", 1);
+  {
+    Args args({"lab"});
+    lab::Cli cli("lab", "test", args.argc(), args.argv());
+    cli.parse();
+    EXPECT_EQ(cli.options().device, "from-env");
+  }
+  {
+    Args args({"lab", "-d", "1"});
+    lab::Cli cli("lab", "test", args.argc(), args.argv());
+    cli.parse();
+    EXPECT_EQ(cli.options().device, "1");
+  }
+  ::unsetenv("LAB_DEVICE");
+}
