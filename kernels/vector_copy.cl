@@ -1,8 +1,18 @@
-// vector_copy.cl: dst = src, four floats per work-item; the memory-bandwidth yardstick that
-// vector_add's GB/s are compared with.
-// Indices: q is the float4 (quad) a work-item owns; n is the length in floats, any value >= 1.
-// The last work-item copies the 1 to 3 floats past the last whole quad one by one.
+// vector_copy.cl: dst = src, the memory-bandwidth yardstick that vector_add's GB/s are compared
+// with. Two shapes, because devices differ in which one copies fastest: the host times both and
+// takes the faster as the device's copy bandwidth.
+// Indices: i is the float, q the float4 (quad) a work-item owns; n is the length in floats, any
+// value >= 1, and padding work-items (i >= n) do nothing.
+
+// One float per work-item.
 __kernel void vector_copy(const ulong n, __global const float* src, __global float* dst) {
+  const size_t i = get_global_id(0);
+  if (i < n) dst[i] = src[i];
+}
+
+// Four floats per work-item; the work-item holding the last partial quad copies its 1 to 3
+// floats one by one.
+__kernel void vector_copy4(const ulong n, __global const float* src, __global float* dst) {
   const size_t q = get_global_id(0);
   const size_t first = 4 * q;
   if (first + 4 <= n) {

@@ -112,7 +112,12 @@ Cli::Cli(std::string name, const std::string& description, int argc, char** argv
   app_.add_option("--seed", options_.seed, "Seed of the random inputs");
   auto* json = app_.add_flag("--json", options_.json, "Print the report as JSON");
   auto* csv = app_.add_flag("--csv", options_.csv, "Print the report as CSV");
-  json->excludes(csv);
+  auto* summary =
+      app_.add_flag("--summary", options_.summary,
+                    "Print one line per result: lab, device, variant, size, time, rate, "
+                    "status");
+  json->excludes(csv, summary);
+  csv->excludes(summary);
   app_.add_option("--kernel-dir", options_.kernel_dir, "Directory to load kernels from")
       ->envname("LAB_KERNEL_DIR");
   app_.add_option("--kernel-file", options_.kernel_file,
@@ -123,23 +128,22 @@ Cli::Cli(std::string name, const std::string& description, int argc, char** argv
                 "Show build options, kernel lookup and event breakdowns");
 }
 
-CLI::Option* Cli::add_size(const std::string& flags, std::uint64_t& value,
-                           const std::string& help, std::uint64_t min) {
+CLI::Option* Cli::add_size(const std::string& flags, std::uint64_t& value, const std::string& help,
+                           std::uint64_t min) {
   // The transform turns "2^20" into digits, or fails with parse_size's sentence.
   auto* option = app_.add_option(flags, value, help);
   const std::string what = option->get_name();
-  option->transform(
-      CLI::Validator(
-          [what, min](std::string& text) {
-            try {
-              text = std::to_string(parse_size(what, text, min));
-              return std::string();
-            } catch (const UsageError& error) {
-              const std::string message = error.what();
-              return message.substr(what.size() + 2);  // CLI11 prefixes the option name
-            }
-          },
-          "SIZE"));
+  option->transform(CLI::Validator(
+      [what, min](std::string& text) {
+        try {
+          text = std::to_string(parse_size(what, text, min));
+          return std::string();
+        } catch (const UsageError& error) {
+          const std::string message = error.what();
+          return message.substr(what.size() + 2);  // CLI11 prefixes the option name
+        }
+      },
+      "SIZE"));
   return option;
 }
 
@@ -154,6 +158,7 @@ void Cli::parse() {
 OutputFormat Cli::format() const {
   if (options_.json) return OutputFormat::json;
   if (options_.csv) return OutputFormat::csv;
+  if (options_.summary) return OutputFormat::summary;
   return OutputFormat::human;
 }
 

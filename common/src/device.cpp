@@ -25,8 +25,8 @@ bool contains(const std::string& haystack, const std::string& needle) {
 }
 
 bool is_index(const std::string& text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(),
-                                      [](unsigned char c) { return std::isdigit(c); });
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
 // A platform matches -p by index, or by a substring of its name, vendor or version
@@ -100,10 +100,10 @@ DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options
   }
   if (!platform_seen) {
     int platforms = devices.empty() ? 0 : devices.back().platform_index + 1;
-    throw UsageError("no platform matches -p '" + options.platform + "' (there " +
-                     (platforms == 1 ? "is 1 platform" : "are " + std::to_string(platforms) +
-                                                             " platforms") +
-                     "): run with --list to see them");
+    throw UsageError(
+        "no platform matches -p '" + options.platform + "' (there " +
+        (platforms == 1 ? "is 1 platform" : "are " + std::to_string(platforms) + " platforms") +
+        "): run with --list to see them");
   }
   if (candidates.empty()) {
     throw UsageError("no " + lower(options.type) + " device" +
@@ -164,8 +164,9 @@ Env open_device(const Options& options, std::ostream& out) {
   env.device = entry.device;
   env.context = cl::Context(env.device);
   env.queue = cl::CommandQueue(env.context, env.device, CL_QUEUE_PROFILING_ENABLE);
-  out << "Device: " << env.device_name() << " [" << device_type_name(env.device.getInfo<CL_DEVICE_TYPE>())
-      << "] on " << env.platform_name() << ", " << env.opencl_c_version() << "\n";
+  out << "Device: " << env.device_name() << " ["
+      << device_type_name(env.device.getInfo<CL_DEVICE_TYPE>()) << "] on " << env.platform_name()
+      << ", " << env.opencl_c_version() << "\n";
   return env;
 }
 
@@ -179,7 +180,9 @@ std::string short_device_name(const std::string& name) {
 
 std::string device_type_name(cl_device_type type) {
   std::string names;
-  const auto add = [&names](const char* name) { names += names.empty() ? name : std::string("|") + name; };
+  const auto add = [&names](const char* name) {
+    names += names.empty() ? name : std::string("|") + name;
+  };
   if (type & CL_DEVICE_TYPE_CPU) add("CPU");
   if (type & CL_DEVICE_TYPE_GPU) add("GPU");
   if (type & CL_DEVICE_TYPE_ACCELERATOR) add("ACCELERATOR");
@@ -211,7 +214,8 @@ void check_memory(const Env& env, std::uint64_t bytes, int count, int host_copie
   const std::uint64_t global = env.device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
   const auto b = static_cast<double>(bytes);
   if (bytes > max_alloc) {
-    throw RuntimeError("a buffer of " + format_bytes(b) + " is larger than this device allocates (" +
+    throw RuntimeError("a buffer of " + format_bytes(b) +
+                       " is larger than this device allocates (" +
                        format_bytes(static_cast<double>(max_alloc)) +
                        ", CL_DEVICE_MAX_MEM_ALLOC_SIZE): use a smaller " + shrink);
   }

@@ -41,10 +41,14 @@ std::string format_dims(const std::vector<std::uint64_t>& dims) {
 
 cl::NDRange to_ndrange(const std::vector<std::uint64_t>& dims) {
   switch (dims.size()) {
-    case 1: return cl::NDRange(dims[0]);
-    case 2: return cl::NDRange(dims[0], dims[1]);
-    case 3: return cl::NDRange(dims[0], dims[1], dims[2]);
-    default: return cl::NullRange;
+    case 1:
+      return cl::NDRange(dims[0]);
+    case 2:
+      return cl::NDRange(dims[0], dims[1]);
+    case 3:
+      return cl::NDRange(dims[0], dims[1], dims[2]);
+    default:
+      return cl::NullRange;
   }
 }
 
@@ -68,12 +72,11 @@ void check_ndrange(const cl::Kernel& kernel, const cl::Device& device,
 
   for (std::size_t d = 0; d < local.size(); ++d) {
     if (local[d] > item_max[d]) {
-      throw RuntimeError("invalid work-group size: local size " + std::to_string(local[d]) +
-                         " in dimension " + std::to_string(d) +
-                         " exceeds the device's maximum work-item size " +
-                         std::to_string(item_max[d]) + " (CL_DEVICE_MAX_WORK_ITEM_SIZES = " +
-                         join(item_max) + "): choose a local size of at most " +
-                         std::to_string(item_max[d]) + " there");
+      throw RuntimeError(
+          "invalid work-group size: local size " + std::to_string(local[d]) + " in dimension " +
+          std::to_string(d) + " exceeds the device's maximum work-item size " +
+          std::to_string(item_max[d]) + " (CL_DEVICE_MAX_WORK_ITEM_SIZES = " + join(item_max) +
+          "): choose a local size of at most " + std::to_string(item_max[d]) + " there");
     }
   }
   const std::uint64_t items =

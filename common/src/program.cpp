@@ -5,10 +5,10 @@
 
 #include <unistd.h>
 
+#include <sys/stat.h>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <sys/stat.h>
 
 namespace lab {
 namespace {
@@ -57,8 +57,7 @@ std::vector<std::string> kernel_candidates(const std::string& file, const Kernel
   return paths;
 }
 
-std::string find_kernel_file(const std::string& file, const KernelLookup& lookup,
-                             bool main_file) {
+std::string find_kernel_file(const std::string& file, const KernelLookup& lookup, bool main_file) {
   const auto paths = kernel_candidates(file, lookup, main_file);
   std::string tried;
   for (const auto& path : paths) {

@@ -1,6 +1,8 @@
 // report.cpp: the table for people and the JSON / CSV for scripts.
 #include "lab/report.hpp"
 
+#include "lab/device.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
@@ -23,6 +25,18 @@ std::string csv_field(const std::string& text) {
 
 std::string status(const Result& result) { return result.passed ? "PASSED" : "FAILED"; }
 
+// Fixed columns shared by every lab, so the tour's lines align without a table pass.
+std::string summary_line(const std::string& lab, const std::string& device,
+                         const std::string& variant, const std::string& size,
+                         const std::string& time, const std::string& rate,
+                         const std::string& status) {
+  char text[512];
+  std::snprintf(text, sizeof text, "%-12s %-24s %-20s %-26s %11s %-30s %s", lab.c_str(),
+                device.substr(0, 24).c_str(), variant.c_str(), size.c_str(), time.c_str(),
+                rate.c_str(), status.c_str());
+  return text;
+}
+
 std::string rate_text(const Result& result) {
   if (result.unit.empty()) return "-";
   return fixed(result.rate, result.rate < 10 ? 3 : 1) + " " + result.unit;
@@ -42,8 +56,10 @@ nlohmann::json Report::json() const {
   for (const auto& r : results_) {
     nlohmann::json row = {{"variant", r.variant}, {"size", r.size}, {"status", status(r)}};
     if (r.time) {
-      row["time_s"] = {{"min", r.time->min},       {"median", r.time->median},
-                       {"max", r.time->max},       {"mean", r.time->mean},
+      row["time_s"] = {{"min", r.time->min},
+                       {"median", r.time->median},
+                       {"max", r.time->max},
+                       {"mean", r.time->mean},
                        {"count", r.time->count}};
     }
     if (!r.unit.empty()) {
@@ -56,7 +72,10 @@ nlohmann::json Report::json() const {
     }
     rows.push_back(row);
   }
-  return {{"lab", lab_}, {"device", device_}, {"results", rows}, {"details", details_},
+  return {{"lab", lab_},
+          {"device", device_},
+          {"results", rows},
+          {"details", details_},
           {"passed", all_passed()}};
 }
 
@@ -77,6 +96,16 @@ void Report::print(OutputFormat format, std::ostream& out) const {
     }
     return;
   }
+  if (format == OutputFormat::summary) {
+    for (const auto& r : results_) {
+      std::string rate = rate_text(r);
+      if (r.percent) rate += " (" + fixed(*r.percent, 0) + "% of " + r.reference + ")";
+      out << summary_line(lab_, short_device_name(device_), r.variant, r.size,
+                          r.time ? format_seconds(r.time->median) : "-", rate, status(r))
+          << "\n";
+    }
+    return;
+  }
   // The human table: one aligned row per result.
   std::vector<std::vector<std::string>> rows = {
       {"variant", "size", "median", "min", "rate", "of reference", "status"}};
@@ -89,7 +118,7 @@ void Report::print(OutputFormat format, std::ostream& out) const {
   for (const auto& row : rows) {
     for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
   }
-  out << "\n" << lab_ << " on " << device_ << "\n";
+  out << "\n" << lab_ << " on " << short_device_name(device_) << "\n";
   for (const auto& row : rows) {
     out << " ";
     for (std::size_t c = 0; c < row.size(); ++c) {
@@ -109,8 +138,6 @@ double gigabytes_per_second(double bytes, double seconds) {
   return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
 }
 
-double gigaflops(double flops, double seconds) {
-  return seconds > 0 ? flops / seconds / 1e9 : 0.0;
-}
+double gigaflops(double flops, double seconds) { return seconds > 0 ? flops / seconds / 1e9 : 0.0; }
 
 }  // namespace lab

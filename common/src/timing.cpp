@@ -41,7 +41,8 @@ Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& lau
     event.wait();
     const EventTimes times = event_times(event);
     kernel.push_back(std::chrono::duration<double>(times.start_to_end).count());
-    waiting += std::chrono::duration<double>(times.queued_to_submit + times.submit_to_start).count();
+    waiting +=
+        std::chrono::duration<double>(times.queued_to_submit + times.submit_to_start).count();
   }
   return Timing{summarize(kernel), waiting / std::max(reps, 1)};
 }

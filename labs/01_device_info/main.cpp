@@ -53,8 +53,9 @@ std::vector<std::string> inconsistencies(const json& d) {
     if (!ok) problems.push_back(what);
   };
   expect(d["compute_units"].get<unsigned>() >= 1, "compute units < 1");
-  expect(d["max_mem_alloc_bytes"].get<std::uint64_t>() <= d["global_mem_bytes"].get<std::uint64_t>(),
-         "max allocation larger than global memory");
+  expect(
+      d["max_mem_alloc_bytes"].get<std::uint64_t>() <= d["global_mem_bytes"].get<std::uint64_t>(),
+      "max allocation larger than global memory");
   expect(d["local_mem_bytes"].get<std::uint64_t>() > 0, "no local memory");
   expect(d["max_work_group_size"].get<std::size_t>() >= 1, "max work-group size < 1");
   expect(d["max_work_item_dimensions"].get<unsigned>() >= 3, "fewer than 3 work-item dimensions");
@@ -81,20 +82,23 @@ void print_device(const json& d, std::ostream& out) {
   }
   const std::vector<std::pair<std::string, std::string>> rows = {
       {"Type", d["type"]},
-      {"Version", d["version"].get<std::string>() + ", driver " +
-                      d["driver_version"].get<std::string>()},
+      {"Version",
+       d["version"].get<std::string>() + ", driver " + d["driver_version"].get<std::string>()},
       {"OpenCL C", d["opencl_c_version"]},
       {"Compute units", std::to_string(d["compute_units"].get<unsigned>())},
       {"Max clock", std::to_string(d["max_clock_mhz"].get<unsigned>()) + " MHz"},
-      {"Global memory", bytes("global_mem_bytes") + " (cache " + bytes("global_mem_cache_bytes") + ")"},
+      {"Global memory",
+       bytes("global_mem_bytes") + " (cache " + bytes("global_mem_cache_bytes") + ")"},
       {"Max allocation", bytes("max_mem_alloc_bytes")},
-      {"Local memory", bytes("local_mem_bytes") + " (" + d["local_mem_type"].get<std::string>() + ")"},
+      {"Local memory",
+       bytes("local_mem_bytes") + " (" + d["local_mem_type"].get<std::string>() + ")"},
       {"Constant memory", bytes("constant_mem_bytes")},
       {"Max work-group size", std::to_string(d["max_work_group_size"].get<std::size_t>())},
       {"Max work-item sizes", items},
       {"Preferred vector widths", widths},
       {"Double precision (fp64)", d["fp64"].get<bool>() ? "yes" : "no"},
-      {"Timer resolution", std::to_string(d["profiling_timer_resolution_ns"].get<std::size_t>()) + " ns"},
+      {"Timer resolution",
+       std::to_string(d["profiling_timer_resolution_ns"].get<std::size_t>()) + " ns"},
       {"Image support", d["image_support"].get<bool>() ? "yes" : "no"},
   };
   for (const auto& [key, value] : rows) {
@@ -105,58 +109,60 @@ void print_device(const json& d, std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return lab::run_main(argc, argv, "device_info", "OpenCL platforms, devices and their limits",
-                       [](lab::Cli& cli) {
-    // 1. Options: only the shared ones (-p/-d/--type narrow the listing)
-    cli.parse();
-    const auto& opt = cli.options();
-    const bool narrowed = !opt.platform.empty() || !opt.device.empty() || opt.type != "all";
+  return lab::run_main(
+      argc, argv, "device_info", "OpenCL platforms, devices and their limits", [](lab::Cli& cli) {
+        // 1. Options: only the shared ones (-p/-d/--type narrow the listing)
+        cli.parse();
+        const auto& opt = cli.options();
+        const bool narrowed = !opt.platform.empty() || !opt.device.empty() || opt.type != "all";
 
-    // 2. Every device, or the one -p/-d/--type choose
-    std::vector<lab::DeviceEntry> devices = lab::all_devices();
-    if (narrowed) devices = {lab::choose_device(devices, opt)};
+        // 2. Every device, or the one -p/-d/--type choose
+        std::vector<lab::DeviceEntry> devices = lab::all_devices();
+        if (narrowed) devices = {lab::choose_device(devices, opt)};
 
-    // 3. Query, check and print
-    json platforms = json::array();
-    std::size_t problems = 0;
-    int last_platform = -1;
-    for (const auto& entry : devices) {
-      if (entry.platform_index != last_platform) {
-        last_platform = entry.platform_index;
-        platforms.push_back({{"index", entry.platform_index},
-                             {"name", entry.platform.getInfo<CL_PLATFORM_NAME>().c_str()},
-                             {"vendor", entry.platform.getInfo<CL_PLATFORM_VENDOR>().c_str()},
-                             {"version", entry.platform.getInfo<CL_PLATFORM_VERSION>().c_str()},
-                             {"devices", json::array()}});
-        cli.out() << "Platform " << entry.platform_index << ": "
-                  << platforms.back()["name"].get<std::string>() << " ("
-                  << platforms.back()["version"].get<std::string>() << ")\n";
-      }
-      json device = describe_device(entry.device);
-      device["index"] = entry.index;
-      cli.out() << "  Device " << entry.index << " (-p " << entry.platform_index << " -d "
-                << entry.device_index << "): " << device["name"].get<std::string>() << "\n";
-      print_device(device, cli.out());
-      for (const auto& problem : inconsistencies(device)) {
-        std::cerr << "  inconsistent: " << device["name"].get<std::string>() << ": " << problem << "\n";
-        ++problems;
-      }
-      platforms.back()["devices"].push_back(device);
-    }
+        // 3. Query, check and print
+        json platforms = json::array();
+        std::size_t problems = 0;
+        int last_platform = -1;
+        for (const auto& entry : devices) {
+          if (entry.platform_index != last_platform) {
+            last_platform = entry.platform_index;
+            platforms.push_back({{"index", entry.platform_index},
+                                 {"name", entry.platform.getInfo<CL_PLATFORM_NAME>().c_str()},
+                                 {"vendor", entry.platform.getInfo<CL_PLATFORM_VENDOR>().c_str()},
+                                 {"version", entry.platform.getInfo<CL_PLATFORM_VERSION>().c_str()},
+                                 {"devices", json::array()}});
+            cli.out() << "Platform " << entry.platform_index << ": "
+                      << platforms.back()["name"].get<std::string>() << " ("
+                      << platforms.back()["version"].get<std::string>() << ")\n";
+          }
+          json device = describe_device(entry.device);
+          device["index"] = entry.index;
+          cli.out() << "  Device " << entry.index << " (-p " << entry.platform_index << " -d "
+                    << entry.device_index << "): " << device["name"].get<std::string>() << "\n";
+          print_device(device, cli.out());
+          for (const auto& problem : inconsistencies(device)) {
+            std::cerr << "  inconsistent: " << device["name"].get<std::string>() << ": " << problem
+                      << "\n";
+            ++problems;
+          }
+          platforms.back()["devices"].push_back(device);
+        }
 
-    // 4. Report: one row; it passes when every device answered every query consistently
-    lab::Report report("device_info",
-                       devices.size() == 1
-                           ? lab::short_device_name(devices.front().device.getInfo<CL_DEVICE_NAME>().c_str())
-                           : std::to_string(devices.size()) + " devices");
-    lab::Result row;
-    row.variant = narrowed ? "chosen" : "all";
-    row.size = std::to_string(platforms.size()) + " platform(s), " + std::to_string(devices.size()) +
-               " device(s)";
-    row.passed = problems == 0;
-    report.add(row);
-    report.details()["platforms"] = platforms;
-    report.print(cli.format(), std::cout);
-    return report.exit_code();
-  });
+        // 4. Report: one row; it passes when every device answered every query consistently
+        lab::Report report(
+            "device_info",
+            devices.size() == 1
+                ? std::string(devices.front().device.getInfo<CL_DEVICE_NAME>().c_str())
+                : std::to_string(devices.size()) + " devices");
+        lab::Result row;
+        row.variant = narrowed ? "chosen" : "all";
+        row.size = std::to_string(platforms.size()) + " platform(s), " +
+                   std::to_string(devices.size()) + " device(s)";
+        row.passed = problems == 0;
+        report.add(row);
+        report.details()["platforms"] = platforms;
+        report.print(cli.format(), std::cout);
+        return report.exit_code();
+      });
 }

@@ -19,126 +19,129 @@ struct Settings {
 
 const char* status_name(cl_int status) {
   switch (status) {
-    case CL_QUEUED: return "queued";
-    case CL_SUBMITTED: return "submitted";
-    case CL_RUNNING: return "running";
-    case CL_COMPLETE: return "complete";
-    default: return "failed";
+    case CL_QUEUED:
+      return "queued";
+    case CL_SUBMITTED:
+      return "submitted";
+    case CL_RUNNING:
+      return "running";
+    case CL_COMPLETE:
+      return "complete";
+    default:
+      return "failed";
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return lab::run_main(argc, argv, "vector_add", "c = a + b on an OpenCL device", [](lab::Cli& cli) {
-    // 1. Options
-    Settings s;
-    cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
-    cli.add_size("--local", s.local, "Work-group size (default: the runtime chooses)");
-    cli.add_size("--per-item", s.per_item, "Elements each work-item adds (fewer work-items)");
-    cli.app().add_option("--mode", s.mode, "How buffers are made: copy|use|alloc|write")
-        ->check(CLI::IsMember(lab::buffer_mode_names()));
-    cli.app().add_flag("--no-fetch", s.no_fetch,
-                       "Result buffer uses USE_HOST_PTR and is made visible by a map, not a read");
-    cli.app().add_flag("--skip-finish", s.skip_finish,
-                       "Look at the result before waiting for the kernel (the missing clFinish)");
-    cli.parse();
-    const auto& opt = cli.options();
-    const lab::BufferMode mode = lab::parse_buffer_mode(s.mode);
-    const bool use_host_result = s.no_fetch || s.skip_finish;  // the host array is the buffer
+  return lab::run_main(
+      argc, argv, "vector_add", "c = a + b on an OpenCL device", [](lab::Cli& cli) {
+        // 1. Options
+        Settings s;
+        cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
+        cli.add_size("--local", s.local, "Work-group size (default: the runtime chooses)");
+        cli.add_size("--per-item", s.per_item, "Elements each work-item adds (fewer work-items)");
+        cli.app()
+            .add_option("--mode", s.mode, "How buffers are made: copy|use|alloc|write")
+            ->check(CLI::IsMember(lab::buffer_mode_names()));
+        cli.app().add_flag(
+            "--no-fetch", s.no_fetch,
+            "Result buffer uses USE_HOST_PTR and is made visible by a map, not a read");
+        cli.app().add_flag(
+            "--skip-finish", s.skip_finish,
+            "Look at the result before waiting for the kernel (the missing clFinish)");
+        cli.parse();
+        const auto& opt = cli.options();
+        const lab::BufferMode mode = lab::parse_buffer_mode(s.mode);
+        const bool use_host_result = s.no_fetch || s.skip_finish;  // the host array is the buffer
 
-    // 2. Device
-    lab::Env env = lab::open_device(opt, cli.out());
-    const std::uint64_t bytes = s.n * sizeof(float);
-    lab::check_memory(env, bytes, 5, 6, "-n");  // a, b, c + copy src/dst; host a, b, c, ref, ...
+        // 2. Device
+        lab::Env env = lab::open_device(opt, cli.out());
+        const std::uint64_t bytes = s.n * sizeof(float);
+        lab::check_memory(env, bytes, 5, 6,
+                          "-n");  // a, b, c + copy src/dst; host a, b, c, ref, ...
 
-    // 3. Host data and reference
-    auto a = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 0), 0.0f, 1.0f);
-    auto b = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 1), 0.0f, 1.0f);
-    lab::HostVector<float> c(s.n, std::numeric_limits<float>::quiet_NaN());
-    lab::HostVector<float> reference(s.n);
-    for (std::uint64_t i = 0; i < s.n; ++i) reference[i] = a[i] + b[i];
+        // 3. Host data and reference
+        auto a = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 0), 0.0f, 1.0f);
+        auto b = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 1), 0.0f, 1.0f);
+        lab::HostVector<float> c(s.n, std::numeric_limits<float>::quiet_NaN());
+        lab::HostVector<float> reference(s.n);
+        for (std::uint64_t i = 0; i < s.n; ++i) reference[i] = a[i] + b[i];
 
-    // 4. Buffers
-    cl::Buffer a_buf = lab::make_input(env, mode, a);
-    cl::Buffer b_buf = lab::make_input(env, mode, b);
-    cl::Buffer c_buf = lab::make_output(env, mode, c, use_host_result);
+        // 4. Buffers
+        cl::Buffer a_buf = lab::make_input(env, mode, a);
+        cl::Buffer b_buf = lab::make_input(env, mode, b);
+        cl::Buffer c_buf = lab::make_output(env, mode, c, use_host_result);
 
-    // 5. Program and kernels
-    const cl::Program program = lab::build_program(env, opt, "vector_add.cl", "", cli.out());
-    cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(
-        program, s.per_item == 1 ? "vector_add" : "vector_add_per_item");
-    const std::uint64_t items = (s.n + s.per_item - 1) / s.per_item;
-    const lab::Launch1D shape = lab::plan_1d(add.getKernel(), env.device, items, s.local);
-    cli.out() << "n = " << s.n << ", work-items = " << shape.global
-              << (s.local ? ", local = " + std::to_string(s.local) : ", local chosen by the runtime")
-              << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
-              << "\n";
+        // 5. Program and kernels
+        const cl::Program program = lab::build_program(env, opt, "vector_add.cl", "", cli.out());
+        cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(
+            program, s.per_item == 1 ? "vector_add" : "vector_add_per_item");
+        const std::uint64_t items = (s.n + s.per_item - 1) / s.per_item;
+        const lab::Launch1D shape = lab::plan_1d(add.getKernel(), env.device, items, s.local);
+        cli.out() << "n = " << s.n << ", work-items = " << shape.global
+                  << (s.local ? ", local = " + std::to_string(s.local)
+                              : ", local chosen by the runtime")
+                  << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
+                  << "\n";
 
-    // 6. Run: warm-up, then timed repetitions from profiling events
-    const auto launch = [&] { return add(shape.args(env.queue), s.n, a_buf, b_buf, c_buf); };
-    const lab::Timing timing = lab::time_launches(opt.warmup, opt.reps, launch);
+        // 6. Run: warm-up, then timed repetitions from profiling events
+        const auto launch = [&] { return add(shape.args(env.queue), s.n, a_buf, b_buf, c_buf); };
+        const lab::Timing timing = lab::time_launches(opt.warmup, opt.reps, launch);
 
-    lab::Report report("vector_add", env.device_name());
-    if (s.skip_finish) {
-      // Reset the result to NaN, launch, and look at the host array before waiting. Reading memory
-      // the device may be writing is exactly the bug the lecture demonstrates.
-      {
-        lab::Mapping<float> view(env.queue, c_buf, CL_MAP_WRITE, s.n);
-        std::fill(view.data(), view.data() + s.n, std::numeric_limits<float>::quiet_NaN());
-      }
-      const cl::Event event = launch();
-      std::uint64_t seen = 0;
-      for (std::uint64_t i = 0; i < s.n; ++i) seen += c[i] == reference[i] ? 1 : 0;
-      const cl_int status = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-      cli.out() << "Before waiting: " << seen << " of " << s.n
-                << " elements of c already held a+b; the kernel was " << status_name(status)
-                << ".\nAfter waiting (map): the check below.\n";
-      report.details()["skip_finish"] = {{"correct_before_wait", seen},
-                                         {"status_before_wait", status_name(status)}};
-    }
+        lab::Report report("vector_add", env.device_name());
+        if (s.skip_finish) {
+          // Reset the result to NaN, launch, and look at the host array before waiting. Reading
+          // memory the device may be writing is exactly the bug the lecture demonstrates.
+          {
+            lab::Mapping<float> view(env.queue, c_buf, CL_MAP_WRITE, s.n);
+            std::fill(view.data(), view.data() + s.n, std::numeric_limits<float>::quiet_NaN());
+          }
+          const cl::Event event = launch();
+          const cl_int before = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+          std::uint64_t seen = 0;
+          for (std::uint64_t i = 0; i < s.n; ++i) seen += c[i] == reference[i] ? 1 : 0;
+          const cl_int after = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+          cli.out() << "Without waiting: " << seen << " of " << s.n
+                    << " elements of the host array c held a+b (the kernel was "
+                    << status_name(before) << " when the host started looking, "
+                    << status_name(after)
+                    << " when it finished).\nAfter waiting (a map): the check below.\n";
+          report.details()["skip_finish"] = {{"correct_before_wait", seen},
+                                             {"status_when_looking", status_name(before)},
+                                             {"status_after_looking", status_name(after)}};
+        }
 
-    // 7. Verify: every element, exactly (float addition is correctly rounded in OpenCL C)
-    const lab::Mapping<float> result = lab::fetch_output(env, mode, c_buf, c, use_host_result);
-    const lab::CheckResult check =
-        lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(), std::cerr, "c");
+        // 7. Verify: every element, exactly (float addition is correctly rounded in OpenCL C)
+        const lab::Mapping<float> result = lab::fetch_output(env, mode, c_buf, c, use_host_result);
+        const lab::CheckResult check = lab::compare(result.data(), reference.data(), s.n,
+                                                    lab::Tolerance::exact(), std::cerr, "c");
 
-    // The yardstick: a float4 copy kernel over plain device buffers of the same length.
-    cl::Buffer src(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, a.data());
-    cl::Buffer dst(env.context, CL_MEM_WRITE_ONLY, bytes);
-    const cl::Program copy_program =
-        lab::build_program(env, opt, "vector_copy.cl", "", cli.out(), false);
-    cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(copy_program, "vector_copy");
-    const lab::Launch1D copy_shape = lab::plan_1d(copy.getKernel(), env.device, (s.n + 3) / 4, s.local);
-    const lab::Timing copy_timing = lab::time_launches(
-        opt.warmup, opt.reps, [&] { return copy(copy_shape.args(env.queue), s.n, src, dst); });
-    lab::HostVector<float> copied(s.n);
-    env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, bytes, copied.data());
-    const lab::CheckResult copy_check =
-        lab::compare(copied.data(), a.data(), s.n, lab::Tolerance::exact(), std::cerr, "copy");
+        // The yardstick: the faster of a float and a float4 copy kernel over plain device buffers.
+        const lab::CopyBaseline copy = lab::measure_copy(env, opt, s.n, s.local, cli.out());
 
-    // 8. Report: vector_add moves 12 bytes per element (read a and b, write c), the copy 8
-    const double add_rate = lab::gigabytes_per_second(12.0 * s.n, timing.kernel.median);
-    const double copy_rate = lab::gigabytes_per_second(8.0 * s.n, copy_timing.kernel.median);
-    lab::Result row;
-    row.variant = s.mode + (s.per_item > 1 ? " per-item=" + std::to_string(s.per_item) : "") +
-                  (use_host_result ? " result=use" : "");
-    row.size = "n=" + std::to_string(s.n);
-    row.time = timing.kernel;
-    row.rate = add_rate;
-    row.unit = "GB/s";
-    row.percent = 100.0 * add_rate / copy_rate;
-    row.reference = "copy " + std::to_string(static_cast<long>(std::lround(copy_rate))) + " GB/s";
-    row.passed = check.passed() && copy_check.passed();
-    report.add(row);
-    report.details()["n"] = s.n;
-    report.details()["global"] = shape.global;
-    report.details()["local"] = s.local;
-    report.details()["mode"] = s.mode;
-    report.details()["copy"] = {{"rate_gb_s", copy_rate}, {"median_s", copy_timing.kernel.median},
-                                {"min_s", copy_timing.kernel.min}, {"passed", copy_check.passed()}};
-    report.details()["mean_wait_before_start_s"] = timing.mean_queued_to_start;
-    report.print(cli.format(), std::cout);
-    return report.exit_code();
-  });
+        // 8. Report: vector_add moves 12 bytes per element (read a and b, write c), the copy 8
+        const double add_rate = lab::gigabytes_per_second(12.0 * s.n, timing.kernel.median);
+        lab::Result row;
+        row.variant = s.mode + (s.per_item > 1 ? " per-item=" + std::to_string(s.per_item) : "") +
+                      (use_host_result ? " result=use" : "");
+        row.size = "n=" + std::to_string(s.n);
+        row.time = timing.kernel;
+        row.rate = add_rate;
+        row.unit = "GB/s";
+        row.percent = 100.0 * add_rate / copy.rate;
+        row.reference =
+            "copy " + std::to_string(static_cast<long>(std::lround(copy.rate))) + " GB/s";
+        row.passed = check.passed() && copy.passed;
+        report.add(row);
+        report.details()["n"] = s.n;
+        report.details()["global"] = shape.global;
+        report.details()["local"] = s.local;
+        report.details()["mode"] = s.mode;
+        report.details()["copy"] = copy.details;
+        report.details()["mean_wait_before_start_s"] = timing.mean_queued_to_start;
+        report.print(cli.format(), std::cout);
+        return report.exit_code();
+      });
 }

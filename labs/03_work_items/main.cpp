@@ -1,87 +1,13 @@
 // work_items: what get_global_id, get_local_id, get_group_id and friends return for every
 // work-item of a 1-, 2- or 3-D NDRange, printed as grids and checked against the launch.
+#include "records.hpp"
+
 #include "lab/lab.hpp"
 
 #include <iomanip>
 #include <iostream>
 
 namespace {
-
-// Must match work_items_record.cl.
-constexpr int kPerDimFields = 7;
-constexpr int kWorkDim = 3 * kPerDimFields;
-constexpr int kInRange = kWorkDim + 1;
-constexpr int kRecordSize = kWorkDim + 2;
-const char* const kFieldNames[kPerDimFields] = {"get_global_id",   "get_local_id",
-                                                "get_group_id",    "get_num_groups",
-                                                "get_local_size",  "get_global_size",
-                                                "get_global_offset"};
-
-using Dims = std::vector<std::uint64_t>;
-
-// A launch as three dimensions; dimensions the launch lacks have size 1 and offset 0.
-struct Grid {
-  int dims = 0;
-  std::uint64_t global[3] = {1, 1, 1};
-  std::uint64_t local[3] = {1, 1, 1};
-  std::uint64_t offset[3] = {0, 0, 0};
-  std::uint64_t requested[3] = {1, 1, 1};
-  std::uint64_t items() const { return global[0] * global[1] * global[2]; }
-};
-
-// What the record of work-item (g0, g1, g2), counted from the offset, must hold.
-std::vector<cl_uint> expected_record(const Grid& grid, const std::uint64_t g[3]) {
-  std::vector<cl_uint> r(kRecordSize);
-  bool in_range = true;
-  for (int d = 0; d < 3; ++d) {
-    const std::uint64_t values[kPerDimFields] = {
-        g[d] + grid.offset[d], g[d] % grid.local[d], g[d] / grid.local[d],
-        grid.global[d] / grid.local[d], grid.local[d], grid.global[d], grid.offset[d]};
-    for (int f = 0; f < kPerDimFields; ++f) r[3 * f + d] = static_cast<cl_uint>(values[f]);
-    in_range = in_range && g[d] < grid.requested[d];
-  }
-  r[kWorkDim] = static_cast<cl_uint>(grid.dims);
-  r[kInRange] = in_range ? 1 : 0;
-  return r;
-}
-
-std::string field_name(int index) {
-  if (index == kWorkDim) return "get_work_dim()";
-  if (index == kInRange) return "in_range";
-  return std::string(kFieldNames[index / 3]) + "(" + std::to_string(index % 3) + ")";
-}
-
-// One grid per id function and dimension, rows along dimension 0 and columns along dimension 1
-// as the lecture prints globalId[d][id0][id1]; a 3-D launch prints one block per slice of
-// dimension 2. Padding work-items (outside the requested size) are marked with '*'.
-void print_grids(const Grid& grid, const lab::HostVector<cl_uint>& records, std::ostream& out) {
-  const auto record = [&](std::uint64_t g0, std::uint64_t g1, std::uint64_t g2) {
-    return &records[(g0 + grid.global[0] * (g1 + grid.global[1] * g2)) * kRecordSize];
-  };
-  const std::uint64_t rows = grid.dims == 1 ? 1 : grid.global[0];
-  const std::uint64_t cols = grid.dims == 1 ? grid.global[0] : grid.global[1];
-  for (int field = 0; field < 3; ++field) {
-    for (int d = 0; d < grid.dims; ++d) {
-      const int index = 3 * field + d;
-      cl_uint widest = 0;
-      for (std::uint64_t i = 0; i < grid.items(); ++i) {
-        widest = std::max(widest, records[i * kRecordSize + index]);
-      }
-      const int width = static_cast<int>(std::to_string(widest).size()) + 1;
-      out << "\n" << field_name(index) << "\n";
-      for (std::uint64_t z = 0; z < grid.global[2]; ++z) {
-        if (grid.dims == 3) out << " [dimension 2 = " << z << "]\n";
-        for (std::uint64_t row = 0; row < rows; ++row) {
-          for (std::uint64_t col = 0; col < cols; ++col) {
-            const cl_uint* r = grid.dims == 1 ? record(col, 0, 0) : record(row, col, z);
-            out << std::setw(width) << r[index] << (r[kInRange] ? ' ' : '*');
-          }
-          out << "\n";
-        }
-      }
-    }
-  }
-}
 
 Dims parse_dims(const std::string& what, const std::string& text, std::uint64_t min) {
   const Dims dims = lab::parse_size_list(what, text, min);
@@ -96,140 +22,135 @@ Dims parse_dims(const std::string& what, const std::string& text, std::uint64_t 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return lab::run_main(argc, argv, "work_items", "Work-item ids of a 1-, 2- or 3-D NDRange",
-                       [](lab::Cli& cli) {
-    // 1. Options
-    std::string global_text = "16,16", local_text = "4,4", offset_text;
-    bool pad = false, no_grids = false;
-    cli.app().add_option("-g,--global", global_text, "Global size, 1 to 3 sizes: 16 or 16,16 or 8,8,4");
-    cli.app().add_option("--local", local_text, "Local size, one per dimension, or 'auto' (runtime)");
-    cli.app().add_option("--offset", offset_text, "Global offset, one per dimension (default 0)");
-    cli.app().add_flag("--pad", pad, "Pad the global size up to whole work-groups");
-    cli.app().add_flag("--no-grids", no_grids, "Check the ids without printing the grids");
-    cli.parse();
-    const auto& opt = cli.options();
+  return lab::run_main(
+      argc, argv, "work_items", "Work-item ids of a 1-, 2- or 3-D NDRange", [](lab::Cli& cli) {
+        // 1. Options
+        std::string global_text = "16,16", local_text = "4,4", offset_text;
+        bool pad = false, no_grids = false;
+        cli.app().add_option("-g,--global", global_text,
+                             "Global size, 1 to 3 sizes: 16 or 16,16 or 8,8,4");
+        cli.app().add_option("--local", local_text,
+                             "Local size, one per dimension, or 'auto' (runtime)");
+        cli.app().add_option("--offset", offset_text,
+                             "Global offset, one per dimension (default 0)");
+        cli.app().add_flag("--pad", pad, "Pad the global size up to whole work-groups");
+        cli.app().add_flag("--no-grids", no_grids, "Check the ids without printing the grids");
+        cli.parse();
+        const auto& opt = cli.options();
 
-    const Dims requested = parse_dims("--global", global_text, 1);
-    const bool auto_local = local_text == "auto";
-    Dims local = auto_local ? Dims{} : parse_dims("--local", local_text, 1);
-    const Dims offset = offset_text.empty() ? Dims(requested.size(), 0)
-                                            : parse_dims("--offset", offset_text, 0);
-    if (!auto_local && local.size() != requested.size()) {
-      throw lab::UsageError("--local has " + std::to_string(local.size()) + " sizes but --global has " +
-                            std::to_string(requested.size()) + ": give one local size per dimension");
-    }
-    if (offset.size() != requested.size()) {
-      throw lab::UsageError("--offset needs one value per dimension of --global (" +
-                            std::to_string(requested.size()) + ")");
-    }
-    Dims global = requested;
-    if (pad && !auto_local) {
-      for (std::size_t d = 0; d < global.size(); ++d) global[d] = lab::round_up(global[d], local[d]);
-    }
-    for (std::size_t d = 0; d < global.size(); ++d) {
-      if (global[d] + offset[d] > 0xFFFFFFFFull) {
-        throw lab::UsageError("global size plus offset must stay below 2^32 in every dimension");
-      }
-    }
-
-    // 2. Device
-    lab::Env env = lab::open_device(opt, cli.out());
-
-    // 3. Program and kernel, arguments set one by one: clSetKernelArg, spelled out
-    const cl::Program program = lab::build_program(env, opt, "work_items_record.cl", "", cli.out());
-    cl::Kernel kernel(program, "work_items_record");
-    lab::check_ndrange(kernel, env.device, global, local);  // explains a local size that does not fit
-
-    std::uint64_t items = 1;
-    for (const auto g : global) items *= g;
-    const std::uint64_t bytes = items * kRecordSize * sizeof(cl_uint);
-    lab::check_memory(env, bytes, 1, 2, "--global");
-    cl::Buffer records_buf(env.context, CL_MEM_WRITE_ONLY, bytes);
-    kernel.setArg(0, records_buf);
-    for (cl_uint d = 0; d < 3; ++d) {
-      kernel.setArg(1 + d, static_cast<cl_uint>(d < requested.size() ? requested[d] : 1));
-    }
-
-    // 4. Run: clEnqueueNDRangeKernel with offset, global and local, spelled out
-    cli.out() << "NDRange: global " << lab::format_dims(global)
-              << (pad && global != requested ? " (padded from " + lab::format_dims(requested) + ")" : "")
-              << ", local " << (auto_local ? "chosen by the runtime" : lab::format_dims(local))
-              << ", offset " << lab::format_dims(offset) << "\n";
-    const lab::Timing timing = lab::time_launches(opt.warmup, opt.reps, [&] {
-      cl::Event event;
-      env.queue.enqueueNDRangeKernel(kernel, lab::to_ndrange(offset), lab::to_ndrange(global),
-                                     auto_local ? cl::NullRange : lab::to_ndrange(local), nullptr,
-                                     &event);
-      return event;
-    });
-    lab::HostVector<cl_uint> records(items * kRecordSize);
-    env.queue.enqueueReadBuffer(records_buf, CL_TRUE, 0, bytes, records.data());
-
-    // 5. Verify every field of every work-item against what the NDRange implies
-    Grid grid;
-    grid.dims = static_cast<int>(global.size());
-    for (int d = 0; d < grid.dims; ++d) {
-      grid.global[d] = global[d];
-      grid.offset[d] = offset[d];
-      grid.requested[d] = requested[d];
-      // With 'auto' the runtime's choice is what the first work-item saw; it is checked below
-      // like every other value, and must divide the global size.
-      grid.local[d] = auto_local ? std::max<cl_uint>(records[3 * 4 + d], 1) : local[d];
-    }
-    lab::CheckResult check;
-    for (std::uint64_t g2 = 0; g2 < grid.global[2]; ++g2) {
-      for (std::uint64_t g1 = 0; g1 < grid.global[1]; ++g1) {
-        for (std::uint64_t g0 = 0; g0 < grid.global[0]; ++g0) {
-          const std::uint64_t g[3] = {g0, g1, g2};
-          const auto want = expected_record(grid, g);
-          const cl_uint* got = &records[(g0 + grid.global[0] * (g1 + grid.global[1] * g2)) * kRecordSize];
-          for (int f = 0; f < kRecordSize; ++f) {
-            ++check.checked;
-            if (got[f] == want[f]) continue;
-            if (check.mismatches++ < lab::kMaxMismatchLines) {
-              std::cerr << "  mismatch at work-item (" << g0 << "," << g1 << "," << g2 << "): "
-                        << field_name(f) << " = " << got[f] << ", expected " << want[f] << "\n";
-            }
+        const Dims requested = parse_dims("--global", global_text, 1);
+        const bool auto_local = local_text == "auto";
+        Dims local = auto_local ? Dims{} : parse_dims("--local", local_text, 1);
+        const Dims offset = offset_text.empty() ? Dims(requested.size(), 0)
+                                                : parse_dims("--offset", offset_text, 0);
+        if (!auto_local && local.size() != requested.size()) {
+          throw lab::UsageError("--local has " + std::to_string(local.size()) +
+                                " sizes but --global has " + std::to_string(requested.size()) +
+                                ": give one local size per dimension");
+        }
+        if (offset.size() != requested.size()) {
+          throw lab::UsageError("--offset needs one value per dimension of --global (" +
+                                std::to_string(requested.size()) + ")");
+        }
+        Dims global = requested;
+        if (pad && !auto_local) {
+          for (std::size_t d = 0; d < global.size(); ++d)
+            global[d] = lab::round_up(global[d], local[d]);
+        }
+        for (std::size_t d = 0; d < global.size(); ++d) {
+          if (global[d] + offset[d] > 0xFFFFFFFFull) {
+            throw lab::UsageError(
+                "global size plus offset must stay below 2^32 in every dimension");
           }
         }
-      }
-    }
-    lab::print_mismatch_summary(std::cerr, "the records", check, lab::kMaxMismatchLines);
-    for (int d = 0; d < grid.dims; ++d) {
-      if (grid.global[d] % grid.local[d] != 0) ++check.mismatches;  // the runtime chose badly
-    }
 
-    // 6. Show: the uniform values once, then the grids
-    auto& out = cli.out();
-    out << "get_work_dim() = " << records[kWorkDim] << "\n";
-    for (int field = 3; field < kPerDimFields; ++field) {
-      out << kFieldNames[field] << "(d) =";
-      for (int d = 0; d < grid.dims; ++d) out << " " << records[3 * field + d];
-      out << "\n";
-    }
-    const std::uint64_t columns = grid.dims == 1 ? grid.global[0] : grid.global[1];
-    if (no_grids || columns > 64 || items > 4096) {
-      out << "(grids not printed: " << (no_grids ? "--no-grids" : "more than 64 columns or 4096 work-items") << ")\n";
-    } else {
-      out << "Grids: rows are dimension 0, columns dimension 1" << (pad ? "; * marks padding work-items" : "") << "\n";
-      print_grids(grid, records, out);
-    }
+        // 2. Device
+        lab::Env env = lab::open_device(opt, cli.out());
 
-    // 7. Report
-    lab::Report report("work_items", env.device_name());
-    lab::Result row;
-    row.variant = std::to_string(grid.dims) + "-D" + (pad ? " padded" : "");
-    row.size = lab::format_dims(global) + " local " + (auto_local ? "auto" : lab::format_dims(local));
-    row.time = timing.kernel;
-    row.passed = check.passed();
-    report.add(row);
-    report.details()["global"] = global;
-    report.details()["requested"] = requested;
-    report.details()["local"] = Dims(grid.local, grid.local + grid.dims);
-    report.details()["offset"] = offset;
-    report.details()["values_checked"] = check.checked;
-    report.details()["mismatches"] = check.mismatches;
-    report.print(cli.format(), std::cout);
-    return report.exit_code();
-  });
+        // 3. Program and kernel, arguments set one by one: clSetKernelArg, spelled out
+        const cl::Program program =
+            lab::build_program(env, opt, "work_items_record.cl", "", cli.out());
+        cl::Kernel kernel(program, "work_items_record");
+        lab::check_ndrange(kernel, env.device, global,
+                           local);  // explains a local size that does not fit
+
+        std::uint64_t items = 1;
+        for (const auto g : global) items *= g;
+        const std::uint64_t bytes = items * kRecordSize * sizeof(cl_uint);
+        lab::check_memory(env, bytes, 1, 2, "--global");
+        cl::Buffer records_buf(env.context, CL_MEM_WRITE_ONLY, bytes);
+        kernel.setArg(0, records_buf);
+        for (cl_uint d = 0; d < 3; ++d) {
+          kernel.setArg(1 + d, static_cast<cl_uint>(d < requested.size() ? requested[d] : 1));
+        }
+
+        // 4. Run: clEnqueueNDRangeKernel with offset, global and local, spelled out
+        cli.out() << "NDRange: global " << lab::format_dims(global)
+                  << (pad && global != requested
+                          ? " (padded from " + lab::format_dims(requested) + ")"
+                          : "")
+                  << ", local " << (auto_local ? "chosen by the runtime" : lab::format_dims(local))
+                  << ", offset " << lab::format_dims(offset) << "\n";
+        const lab::Timing timing = lab::time_launches(opt.warmup, opt.reps, [&] {
+          cl::Event event;
+          env.queue.enqueueNDRangeKernel(kernel, lab::to_ndrange(offset), lab::to_ndrange(global),
+                                         auto_local ? cl::NullRange : lab::to_ndrange(local),
+                                         nullptr, &event);
+          return event;
+        });
+        lab::HostVector<cl_uint> records(items * kRecordSize);
+        env.queue.enqueueReadBuffer(records_buf, CL_TRUE, 0, bytes, records.data());
+
+        // 5. Verify every field of every work-item against what the NDRange implies
+        Grid grid;
+        grid.dims = static_cast<int>(global.size());
+        for (int d = 0; d < grid.dims; ++d) {
+          grid.global[d] = global[d];
+          grid.offset[d] = offset[d];
+          grid.requested[d] = requested[d];
+          // With 'auto' the runtime's choice is what the first work-item saw; it is checked below
+          // like every other value, and must divide the global size.
+          grid.local[d] = auto_local ? std::max<cl_uint>(records[3 * kLocalSize + d], 1) : local[d];
+        }
+        lab::CheckResult check = check_records(grid, records, std::cerr);
+        for (int d = 0; d < grid.dims; ++d) {
+          if (grid.global[d] % grid.local[d] != 0) ++check.mismatches;  // the runtime chose badly
+        }
+
+        // 6. Show: the uniform values once, then the grids
+        auto& out = cli.out();
+        out << "get_work_dim() = " << records[kWorkDim] << "\n";
+        for (int field = 3; field < kPerDimFields; ++field) {
+          out << kFieldNames[field] << "(d) =";
+          for (int d = 0; d < grid.dims; ++d) out << " " << records[3 * field + d];
+          out << "\n";
+        }
+        const std::uint64_t columns = grid.dims == 1 ? grid.global[0] : grid.global[1];
+        if (no_grids || columns > 64 || items > 4096) {
+          out << "(grids not printed: "
+              << (no_grids ? "--no-grids" : "more than 64 columns or 4096 work-items") << ")\n";
+        } else {
+          out << "Grids: rows are dimension 0, columns dimension 1"
+              << (pad ? "; * marks padding work-items" : "") << "\n";
+          print_grids(grid, records, out);
+        }
+
+        // 7. Report
+        lab::Report report("work_items", env.device_name());
+        lab::Result row;
+        row.variant = std::to_string(grid.dims) + "-D" + (pad ? " padded" : "");
+        row.size =
+            lab::format_dims(global) + " local " + (auto_local ? "auto" : lab::format_dims(local));
+        row.time = timing.kernel;
+        row.passed = check.passed();
+        report.add(row);
+        report.details()["global"] = global;
+        report.details()["requested"] = requested;
+        report.details()["local"] = Dims(grid.local, grid.local + grid.dims);
+        report.details()["offset"] = offset;
+        report.details()["values_checked"] = check.checked;
+        report.details()["mismatches"] = check.mismatches;
+        report.print(cli.format(), std::cout);
+        return report.exit_code();
+      });
 }

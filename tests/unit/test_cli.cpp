@@ -60,7 +60,8 @@ TEST(ParseSizeList, SplitsOnCommaOrX) {
 }
 
 TEST(Cli, SharedDefaultsAndFlags) {
-  Args args({"lab", "--reps", "5", "--warmup", "0", "--seed", "9", "--json", "-v", "--type", "GPU"});
+  Args args(
+      {"lab", "--reps", "5", "--warmup", "0", "--seed", "9", "--json", "-v", "--type", "GPU"});
   lab::Cli cli("lab", "test", args.argc(), args.argv());
   cli.parse();
   EXPECT_EQ(cli.options().reps, 5);
@@ -81,9 +82,12 @@ TEST(Cli, LabSizeOptionUsesSizeParser) {
 }
 
 TEST(Cli, RejectsUnknownFlagsZeroRepsAndJsonWithCsv) {
-  for (const auto& words : std::vector<std::vector<std::string>>{
-           {"lab", "--bogus"}, {"lab", "--reps", "0"}, {"lab", "--json", "--csv"},
-           {"lab", "--type", "fpga"}, {"lab", "-n", "0"}, {"lab", "-n", "x"}}) {
+  for (const auto& words : std::vector<std::vector<std::string>>{{"lab", "--bogus"},
+                                                                 {"lab", "--reps", "0"},
+                                                                 {"lab", "--json", "--csv"},
+                                                                 {"lab", "--type", "fpga"},
+                                                                 {"lab", "-n", "0"},
+                                                                 {"lab", "-n", "x"}}) {
     Args args(words);
     lab::Cli cli("lab", "test", args.argc(), args.argv());
     std::uint64_t n = 1;

@@ -57,14 +57,16 @@ TEST(Devices, ChoiceByPlatformNameIndexAndType) {
 TEST(Devices, BadChoicesSayWhatToDo) {
   lab::Options options;
   options.platform = "no-such-platform";
-  EXPECT_NE(usage_message(options).find("no platform matches -p 'no-such-platform'"), std::string::npos);
+  EXPECT_NE(usage_message(options).find("no platform matches -p 'no-such-platform'"),
+            std::string::npos);
   options.platform = "99";
   EXPECT_NE(usage_message(options).find("--list"), std::string::npos);
   options.platform = "pocl";
   options.device = "99";
   EXPECT_NE(usage_message(options).find("no device 99"), std::string::npos);
   options.device = "no-such-device";
-  EXPECT_NE(usage_message(options).find("no device name contains 'no-such-device'"), std::string::npos);
+  EXPECT_NE(usage_message(options).find("no device name contains 'no-such-device'"),
+            std::string::npos);
   options.device.clear();
   options.type = "gpu";
   EXPECT_NE(usage_message(options).find("no gpu device"), std::string::npos);
@@ -92,7 +94,8 @@ TEST(LaunchCheck, ExplainsWorkGroupProblemsWithNumbers) {
   EXPECT_NE(too_big.find("exceeds"), std::string::npos) << too_big;
   EXPECT_NE(launch_message({4, 4, 4, 4}, {}).find("1, 2 or 3 dimensions"), std::string::npos);
   EXPECT_EQ(launch_message({4, 4, 4, 4}, {}).rfind("2 ", 0), 0u);
-  EXPECT_NE(launch_message({8, 8}, {4}).find("one local size per global dimension"), std::string::npos);
+  EXPECT_NE(launch_message({8, 8}, {4}).find("one local size per global dimension"),
+            std::string::npos);
 }
 
 TEST(Memory, RejectsBuffersBeyondTheDeviceLimit) {

@@ -22,7 +22,8 @@ std::string make_dir_with(const std::string& name, const std::string& file) {
 
 TEST(KernelLookup, OrderIsFileThenDirThenExeThenSource) {
   const lab::KernelLookup lookup{"/x/override.cl", "/d", "/exe/kernels", "/src/kernels"};
-  EXPECT_EQ(lab::kernel_candidates("k.cl", lookup, true), (std::vector<std::string>{"/x/override.cl"}));
+  EXPECT_EQ(lab::kernel_candidates("k.cl", lookup, true),
+            (std::vector<std::string>{"/x/override.cl"}));
   EXPECT_EQ(lab::kernel_candidates("k.cl", lookup, false),
             (std::vector<std::string>{"/d/k.cl", "/exe/kernels/k.cl", "/src/kernels/k.cl"}));
   const lab::KernelLookup no_dir{"", "", "/exe/kernels/", "/src/kernels"};

@@ -11,7 +11,8 @@
 TEST(Compare, ExactIntegersPass) {
   const std::vector<int> want = {1, 2, 3};
   std::ostringstream err;
-  const auto r = lab::compare(want.data(), want.data(), want.size(), lab::Tolerance::exact(), err, "c");
+  const auto r =
+      lab::compare(want.data(), want.data(), want.size(), lab::Tolerance::exact(), err, "c");
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(r.checked, 3u);
   EXPECT_EQ(err.str(), "");
@@ -21,7 +22,8 @@ TEST(Compare, OneWrongElementFailsAndIsNamed) {
   const std::vector<int> want = {1, 2, 3, 4};
   const std::vector<int> got = {1, 2, 5, 4};
   std::ostringstream err;
-  const auto r = lab::compare(got.data(), want.data(), got.size(), lab::Tolerance::exact(), err, "c");
+  const auto r =
+      lab::compare(got.data(), want.data(), got.size(), lab::Tolerance::exact(), err, "c");
   EXPECT_FALSE(r.passed());
   EXPECT_EQ(r.mismatches, 1u);
   EXPECT_NE(err.str().find("c[2]: got 5, expected 3"), std::string::npos) << err.str();

@@ -35,14 +35,16 @@ class Mapping {
   Mapping(const cl::CommandQueue& queue, const cl::Buffer& buffer, cl_map_flags flags,
           std::size_t count)
       : queue_(queue), buffer_(buffer), count_(count) {
-    data_ = static_cast<T*>(
-        queue_.enqueueMapBuffer(buffer_, CL_TRUE, flags, 0, count * sizeof(T)));
+    data_ = static_cast<T*>(queue_.enqueueMapBuffer(buffer_, CL_TRUE, flags, 0, count * sizeof(T)));
   }
   // A view of host memory: nothing to unmap.
   Mapping(T* host, std::size_t count) : data_(host), count_(count), mapped_(false) {}
   Mapping(Mapping&& other) noexcept
-      : queue_(std::move(other.queue_)), buffer_(std::move(other.buffer_)), data_(other.data_),
-        count_(other.count_), mapped_(other.mapped_) {
+      : queue_(std::move(other.queue_)),
+        buffer_(std::move(other.buffer_)),
+        data_(other.data_),
+        count_(other.count_),
+        mapped_(other.mapped_) {
     other.data_ = nullptr;
   }
   Mapping(const Mapping&) = delete;

@@ -12,22 +12,23 @@ namespace lab {
 
 // The flags every lab shares (design.md, "Shared command line").
 struct Options {
-  bool list = false;            // --list: print platforms and devices, then exit
-  std::string platform;         // -p: index or name substring (LAB_PLATFORM)
-  std::string device;           // -d: index or name substring (LAB_DEVICE)
-  std::string type = "all";     // --type cpu|gpu|all (LAB_DEVICE_TYPE)
-  int reps = 10;                // --reps: timed repetitions
-  int warmup = 2;               // --warmup: untimed launches first (PoCL compiles on the first)
-  std::uint64_t seed = 42;      // --seed: random inputs are reproducible
-  bool json = false;            // --json: machine-readable report on stdout
-  bool csv = false;             // --csv: the same as CSV
-  bool verbose = false;         // -v: build options, event breakdowns, lookup paths
-  std::string kernel_dir;       // --kernel-dir (LAB_KERNEL_DIR)
-  std::string kernel_file;      // --kernel-file: replaces the lab's main kernel file
-  std::string build_options;    // --build-options: appended to the program's build options
+  bool list = false;          // --list: print platforms and devices, then exit
+  std::string platform;       // -p: index or name substring (LAB_PLATFORM)
+  std::string device;         // -d: index or name substring (LAB_DEVICE)
+  std::string type = "all";   // --type cpu|gpu|all (LAB_DEVICE_TYPE)
+  int reps = 10;              // --reps: timed repetitions
+  int warmup = 2;             // --warmup: untimed launches first (PoCL compiles on the first)
+  std::uint64_t seed = 42;    // --seed: random inputs are reproducible
+  bool json = false;          // --json: machine-readable report on stdout
+  bool csv = false;           // --csv: the same as CSV
+  bool summary = false;       // --summary: one line per result (scripts/labs.sh's tour)
+  bool verbose = false;       // -v: build options, event breakdowns, lookup paths
+  std::string kernel_dir;     // --kernel-dir (LAB_KERNEL_DIR)
+  std::string kernel_file;    // --kernel-file: replaces the lab's main kernel file
+  std::string build_options;  // --build-options: appended to the program's build options
 };
 
-enum class OutputFormat { human, json, csv };
+enum class OutputFormat { human, json, csv, summary };
 
 // "2^20" -> 1048576, "1000" -> 1000. Throws UsageError naming `what` for anything else:
 // empty, negative, zero (when min is 1), non-numeric, or beyond 2^63.

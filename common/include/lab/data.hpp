@@ -22,15 +22,19 @@ struct AlignedAllocator {
 
   T* allocate(std::size_t n) {
     if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_alloc();
-    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kHostAlignment}));
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{kHostAlignment}));
   }
   void deallocate(T* p, std::size_t) noexcept {
-    ::operator delete(p, std::align_val_t{kHostAlignment});
+    ::operator delete (p, std::align_val_t{kHostAlignment});
   }
   template <typename U>
-  bool operator==(const AlignedAllocator<U>&) const noexcept { return true; }
+  bool operator==(const AlignedAllocator<U>&) const noexcept {
+    return true;
+  }
   template <typename U>
-  bool operator!=(const AlignedAllocator<U>&) const noexcept { return false; }
+  bool operator!=(const AlignedAllocator<U>&) const noexcept {
+    return false;
+  }
 };
 
 template <typename T>

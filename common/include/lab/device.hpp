@@ -14,9 +14,9 @@ namespace lab {
 
 // One device as --list numbers it: index among all devices, and platform/device indices.
 struct DeviceEntry {
-  int index = 0;            // position in the list of every device, what -d N selects
-  int platform_index = 0;   // what -p N selects
-  int device_index = 0;     // position inside its platform (what -p P -d N selects)
+  int index = 0;           // position in the list of every device, what -d N selects
+  int platform_index = 0;  // what -p N selects
+  int device_index = 0;    // position inside its platform (what -p P -d N selects)
   cl::Platform platform;
   cl::Device device;
 };

@@ -10,11 +10,11 @@ namespace lab {
 
 // Exit codes every lab uses (documented in README.md).
 enum ExitCode : int {
-  kExitPassed = 0,     // result verified
-  kExitFailed = 1,     // verification failed
-  kExitUsage = 2,      // bad command line
-  kExitRuntime = 3,    // OpenCL or run-time error: build failure, work-group size, resources
-  kExitSkipped = 77,   // the device lacks a feature the lab needs (CTest SKIP_RETURN_CODE)
+  kExitPassed = 0,    // result verified
+  kExitFailed = 1,    // verification failed
+  kExitUsage = 2,     // bad command line
+  kExitRuntime = 3,   // OpenCL or run-time error: build failure, work-group size, resources
+  kExitSkipped = 77,  // the device lacks a feature the lab needs (CTest SKIP_RETURN_CODE)
 };
 
 // An error with the exit code it maps to. The message is one line that says what to do.

@@ -1,6 +1,7 @@
 // lab.hpp: everything a lab's main.cpp uses, and the single error boundary lab::run_main.
 #pragma once
 
+#include "lab/bandwidth.hpp"
 #include "lab/buffers.hpp"
 #include "lab/cli.hpp"
 #include "lab/data.hpp"

@@ -16,7 +16,7 @@ namespace lab {
 // kernels/ beside the executable > the source tree's kernels/. (LAB_KERNEL_DIR reaches
 // kernel_dir through the command line's environment fallback.)
 struct KernelLookup {
-  std::string kernel_file;   // replaces the main kernel file when set
+  std::string kernel_file;  // replaces the main kernel file when set
   std::string kernel_dir;
   std::string exe_dir;
   std::string source_dir;

@@ -14,13 +14,13 @@
 namespace lab {
 
 struct Result {
-  std::string variant;           // e.g. "copy" or "naive"
-  std::string size;              // e.g. "n=1048576" or "16x16"
-  std::optional<Stats> time;     // kernel time in seconds; absent when nothing was timed
-  double rate = 0;               // GB/s or GFLOP/s from the median time
-  std::string unit;              // "GB/s", "GFLOP/s" or "" when there is no rate
-  std::optional<double> percent; // rate as a percentage of `reference`
-  std::string reference;         // what percent compares against, e.g. "copy 2930 GB/s"
+  std::string variant;            // e.g. "copy" or "naive"
+  std::string size;               // e.g. "n=1048576" or "16x16"
+  std::optional<Stats> time;      // kernel time in seconds; absent when nothing was timed
+  double rate = 0;                // GB/s or GFLOP/s from the median time
+  std::string unit;               // "GB/s", "GFLOP/s" or "" when there is no rate
+  std::optional<double> percent;  // rate as a percentage of `reference`
+  std::string reference;          // what percent compares against, e.g. "copy 2930 GB/s"
   bool passed = false;
 };
 

@@ -22,7 +22,7 @@ struct EventTimes {
 EventTimes event_times(const cl::Event& event);
 
 struct Stats {
-  double min = 0;      // seconds
+  double min = 0;  // seconds
   double median = 0;
   double max = 0;
   double mean = 0;
@@ -34,7 +34,7 @@ Stats summarize(std::vector<double> seconds);
 
 // The timed launches of one measurement: kernel times and the mean of the waits before them.
 struct Timing {
-  Stats kernel;                  // start_to_end of each timed launch
+  Stats kernel;                     // start_to_end of each timed launch
   double mean_queued_to_start = 0;  // seconds, queued_to_submit + submit_to_start, averaged
 };
 

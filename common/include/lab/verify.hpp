@@ -1,4 +1,5 @@
-// verify.hpp: compare a device result with a host reference, every element, with a stated tolerance.
+// verify.hpp: compare a device result with a host reference, every element, with a stated
+// tolerance.
 #pragma once
 
 #include <cmath>

@@ -1,0 +1,27 @@
+// bandwidth.hpp: the device's copy bandwidth, the yardstick for memory-bound kernels.
+#pragma once
+
+#include "lab/cli.hpp"
+#include "lab/device.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+
+namespace lab {
+
+struct CopyBaseline {
+  double rate = 0;     // GB/s of the faster copy kernel, 8 bytes moved per element
+  bool passed = true;  // both copies were checked element by element
+  nlohmann::json details = nlohmann::json::object();  // each kernel's rate and times
+};
+
+// Times the float and float4 copy kernels of kernels/vector_copy.cl over n floats in plain device
+// buffers (warm-up and repetitions from `options`, work-group size `local`, 0 for the runtime's
+// choice) and returns the faster. Devices differ in which shape copies fastest, so the better of
+// the two is the fair yardstick.
+CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std::uint64_t local,
+                          std::ostream& out);
+
+}  // namespace lab

@@ -1,0 +1,49 @@
+// bandwidth.cpp: copy kernels timed and checked, the best one kept.
+#include "lab/bandwidth.hpp"
+
+#include "lab/data.hpp"
+#include "lab/ndrange.hpp"
+#include "lab/program.hpp"
+#include "lab/report.hpp"
+#include "lab/timing.hpp"
+#include "lab/verify.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <utility>
+
+namespace lab {
+
+CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std::uint64_t local,
+                          std::ostream& out) {
+  const std::uint64_t bytes = n * sizeof(float);
+  auto source = random_vector<float>(n, derive_seed(options.seed, 99), -1.0f, 1.0f);
+  cl::Buffer src(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, source.data());
+  cl::Buffer dst(env.context, CL_MEM_WRITE_ONLY, bytes);
+  const cl::Program program = build_program(env, options, "vector_copy.cl", "", out, false);
+
+  CopyBaseline best;
+  const std::pair<const char*, std::uint64_t> kernels[] = {{"vector_copy", 1}, {"vector_copy4", 4}};
+  for (const auto& [name, per_item] : kernels) {
+    cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(program, name);
+    const Launch1D shape =
+        plan_1d(copy.getKernel(), env.device, (n + per_item - 1) / per_item, local);
+    const Timing timing = time_launches(options.warmup, options.reps,
+                                        [&] { return copy(shape.args(env.queue), n, src, dst); });
+    HostVector<float> copied(n);
+    env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, bytes, copied.data());
+    const bool passed =
+        compare(copied.data(), source.data(), n, Tolerance::exact(), std::cerr, name).passed();
+    const double rate = gigabytes_per_second(8.0 * static_cast<double>(n), timing.kernel.median);
+    best.rate = std::max(best.rate, rate);
+    best.passed = best.passed && passed;
+    best.details[name] = {{"rate_gb_s", rate},
+                          {"median_s", timing.kernel.median},
+                          {"min_s", timing.kernel.min},
+                          {"passed", passed}};
+  }
+  best.details["rate_gb_s"] = best.rate;
+  return best;
+}
+
+}  // namespace lab

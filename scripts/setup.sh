@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# setup.sh: installs the Debian/Ubuntu packages OpenCL Labs needs to build, run and test, if any
+# are missing (apt-get, through sudo when not root). Safe to run again: it installs nothing twice.
+set -euo pipefail
+
+packages=(
+  g++ cmake make                       # compiler and build
+  ocl-icd-opencl-dev opencl-c-headers  # the OpenCL ICD loader (libOpenCL) and C headers
+  opencl-clhpp-headers                 # the Khronos C++ bindings, CL/opencl.hpp
+  pocl-opencl-icd                      # PoCL: OpenCL on the CPU, so every machine has a device
+  libcli11-dev nlohmann-json3-dev      # command line and JSON (header-only)
+  libgtest-dev                         # unit tests
+  oclgrind                             # kernel checks: races, out-of-bounds, uninitialised reads
+  clinfo                               # device_info is checked against it
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: error: apt-get not found; install these packages by hand: ${missing[*]}" >&2
+  exit 1
+fi
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "setup: error: not root and no sudo; as root run: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
