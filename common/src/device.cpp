@@ -45,16 +45,6 @@ bool type_matches(const DeviceEntry& entry, const std::string& type) {
   return true;
 }
 
-std::string trim(std::string text) {
-  const auto first = text.find_first_not_of(" \t\n");
-  if (first == std::string::npos) return "";
-  text.erase(0, first);
-  text.erase(text.find_last_not_of(" \t\n") + 1);
-  // Some drivers include the terminating NUL in the string.
-  while (!text.empty() && text.back() == '\0') text.pop_back();
-  return text;
-}
-
 }  // namespace
 
 std::vector<DeviceEntry> all_devices() {
@@ -139,22 +129,22 @@ void print_device_list(std::ostream& out) {
     if (entry.platform_index != last_platform) {
       last_platform = entry.platform_index;
       out << "Platform " << entry.platform_index << ": "
-          << trim(entry.platform.getInfo<CL_PLATFORM_NAME>()) << " ("
-          << trim(entry.platform.getInfo<CL_PLATFORM_VERSION>()) << ")\n";
+          << trim_info(entry.platform.getInfo<CL_PLATFORM_NAME>()) << " ("
+          << trim_info(entry.platform.getInfo<CL_PLATFORM_VERSION>()) << ")\n";
     }
     out << "  -d " << entry.index << "  (-p " << entry.platform_index << " -d "
-        << entry.device_index << ")  " << trim(entry.device.getInfo<CL_DEVICE_NAME>()) << " ["
+        << entry.device_index << ")  " << trim_info(entry.device.getInfo<CL_DEVICE_NAME>()) << " ["
         << device_type_name(entry.device.getInfo<CL_DEVICE_TYPE>()) << ", "
-        << trim(entry.device.getInfo<CL_DEVICE_OPENCL_C_VERSION>()) << "]\n";
+        << trim_info(entry.device.getInfo<CL_DEVICE_OPENCL_C_VERSION>()) << "]\n";
   }
 }
 
-std::string Env::device_name() const { return trim(device.getInfo<CL_DEVICE_NAME>()); }
+std::string Env::device_name() const { return trim_info(device.getInfo<CL_DEVICE_NAME>()); }
 
-std::string Env::platform_name() const { return trim(platform.getInfo<CL_PLATFORM_NAME>()); }
+std::string Env::platform_name() const { return trim_info(platform.getInfo<CL_PLATFORM_NAME>()); }
 
 std::string Env::opencl_c_version() const {
-  return trim(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>());
+  return trim_info(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>());
 }
 
 Env open_device(const Options& options, std::ostream& out) {
@@ -175,7 +165,16 @@ std::string short_device_name(const std::string& name) {
   const auto pos = name.find("-Intel");
   const auto amd = name.find("-AMD");
   const auto cut = std::min(pos, amd);
-  return trim(cut == std::string::npos ? name : name.substr(0, cut));
+  return trim_info(cut == std::string::npos ? name : name.substr(0, cut));
+}
+
+std::string trim_info(std::string text) {
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  const auto first = text.find_first_not_of(" \t\n");
+  if (first == std::string::npos) return "";
+  text.erase(0, first);
+  text.erase(text.find_last_not_of(" \t\n") + 1);
+  return text;
 }
 
 std::string device_type_name(cl_device_type type) {

@@ -14,12 +14,12 @@ json describe_device(const cl::Device& d) {
   const auto item_sizes = d.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
   const std::string extensions = d.getInfo<CL_DEVICE_EXTENSIONS>();
   return {
-      {"name", d.getInfo<CL_DEVICE_NAME>().c_str()},
-      {"vendor", d.getInfo<CL_DEVICE_VENDOR>().c_str()},
+      {"name", lab::trim_info(d.getInfo<CL_DEVICE_NAME>())},
+      {"vendor", lab::trim_info(d.getInfo<CL_DEVICE_VENDOR>())},
       {"type", lab::device_type_name(type)},
-      {"version", d.getInfo<CL_DEVICE_VERSION>().c_str()},
-      {"driver_version", d.getInfo<CL_DRIVER_VERSION>().c_str()},
-      {"opencl_c_version", d.getInfo<CL_DEVICE_OPENCL_C_VERSION>().c_str()},
+      {"version", lab::trim_info(d.getInfo<CL_DEVICE_VERSION>())},
+      {"driver_version", lab::trim_info(d.getInfo<CL_DRIVER_VERSION>())},
+      {"opencl_c_version", lab::trim_info(d.getInfo<CL_DEVICE_OPENCL_C_VERSION>())},
       {"compute_units", d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>()},
       {"max_clock_mhz", d.getInfo<CL_DEVICE_MAX_CLOCK_FREQUENCY>()},
       {"global_mem_bytes", d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>()},
@@ -127,11 +127,12 @@ int main(int argc, char** argv) {
         for (const auto& entry : devices) {
           if (entry.platform_index != last_platform) {
             last_platform = entry.platform_index;
-            platforms.push_back({{"index", entry.platform_index},
-                                 {"name", entry.platform.getInfo<CL_PLATFORM_NAME>().c_str()},
-                                 {"vendor", entry.platform.getInfo<CL_PLATFORM_VENDOR>().c_str()},
-                                 {"version", entry.platform.getInfo<CL_PLATFORM_VERSION>().c_str()},
-                                 {"devices", json::array()}});
+            platforms.push_back(
+                {{"index", entry.platform_index},
+                 {"name", lab::trim_info(entry.platform.getInfo<CL_PLATFORM_NAME>())},
+                 {"vendor", lab::trim_info(entry.platform.getInfo<CL_PLATFORM_VENDOR>())},
+                 {"version", lab::trim_info(entry.platform.getInfo<CL_PLATFORM_VERSION>())},
+                 {"devices", json::array()}});
             cli.out() << "Platform " << entry.platform_index << ": "
                       << platforms.back()["name"].get<std::string>() << " ("
                       << platforms.back()["version"].get<std::string>() << ")\n";
@@ -150,11 +151,10 @@ int main(int argc, char** argv) {
         }
 
         // 4. Report: one row; it passes when every device answered every query consistently
-        lab::Report report(
-            "device_info",
-            devices.size() == 1
-                ? std::string(devices.front().device.getInfo<CL_DEVICE_NAME>().c_str())
-                : std::to_string(devices.size()) + " devices");
+        lab::Report report("device_info",
+                           devices.size() == 1
+                               ? lab::trim_info(devices.front().device.getInfo<CL_DEVICE_NAME>())
+                               : std::to_string(devices.size()) + " devices");
         lab::Result row;
         row.variant = narrowed ? "chosen" : "all";
         row.size = std::to_string(platforms.size()) + " platform(s), " +

@@ -50,6 +50,10 @@ Env open_device(const Options& options, std::ostream& out);
 // device name shortened for table columns.
 std::string short_device_name(const std::string& name);
 
+// An info string without the padding some drivers add: surrounding blanks and trailing NULs
+// ("OpenCL C 1.2 " -> "OpenCL C 1.2").
+std::string trim_info(std::string text);
+
 // "GPU", "CPU", "ACCELERATOR", ... for CL_DEVICE_TYPE bits.
 std::string device_type_name(cl_device_type type);
 
