@@ -48,7 +48,6 @@ function(add_lab name)
   endforeach()
   add_dependencies(${name} lab_kernels)
 
-  set_property(GLOBAL APPEND PROPERTY LAB_NAMES ${name})
   file(APPEND ${CMAKE_BINARY_DIR}/labs.txt "${name}\n")
 
   if(BUILD_TESTING AND LAB_BUILD_TESTS)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # build.sh: configures (first time only) and builds one CMake preset; later runs rebuild only
 # what changed. Used by labs.sh and test.sh. Usage: scripts/build.sh [PRESET]
+# The compiler's output is shown only when the build fails.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 preset=${1:-default}
@@ -8,8 +9,16 @@ binary_dir=$root/build
 [[ "$preset" == default ]] || binary_dir=$root/build-$preset
 
 cd "$root"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 if [[ ! -f "$binary_dir/CMakeCache.txt" ]]; then
-  cmake --preset "$preset" >/dev/null
+  echo "build.sh: first build of preset '$preset' in ${binary_dir#"$root"/} (a few minutes)"
+  if ! cmake --preset "$preset" >"$log" 2>&1; then
+    cat "$log" >&2
+    exit 1
+  fi
 fi
-cmake --build --preset "$preset" -j "$(nproc)" ||
-  cmake --build --preset "$preset" -j 1  # on failure, rebuild serially so the error is readable
+if ! cmake --build --preset "$preset" -j "$(nproc)" >"$log" 2>&1; then
+  # Rebuild serially so the first error is the one shown.
+  cmake --build --preset "$preset" -j 1 >&2 || exit 1
+fi
