@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # setup.sh: installs the Debian/Ubuntu packages OpenCL Labs needs to build, run and test, if any
 # are missing (apt-get, through sudo when not root). Safe to run again: it installs nothing twice.
+# A tool already on PATH (a cmake from elsewhere, say) counts as present. LAB_SKIP_SETUP=1 skips
+# this step, for machines whose packages are managed some other way.
 set -euo pipefail
+[[ "${LAB_SKIP_SETUP:-0}" == 1 ]] && exit 0
 
 packages=(
   g++ cmake make                       # compiler and build
@@ -14,8 +17,14 @@ packages=(
   clinfo                               # device_info is checked against it
 )
 
+# Packages that are tools: present when the command is on PATH, however it was installed.
+declare -A command_of=([g++]=g++ [cmake]=cmake [make]=make [oclgrind]=oclgrind [clinfo]=clinfo)
+
 missing=()
 for package in "${packages[@]}"; do
+  if [[ -n "${command_of[$package]:-}" ]] && command -v "${command_of[$package]}" >/dev/null; then
+    continue
+  fi
   status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
   [[ "$status" == "install ok installed" ]] || missing+=("$package")
 done
