@@ -1,5 +1,5 @@
 // vector_add: c = a + b on an OpenCL device, checked element by element against the host and
-// timed against a plain copy kernel, the device's practical memory bandwidth.
+// timed against copy kernels, the device's practical memory bandwidth.
 #include "lab/lab.hpp"
 
 #include <cmath>
