@@ -70,6 +70,7 @@ nlohmann::json Report::json() const {
       row["percent"] = *r.percent;
       row["reference"] = r.reference;
     }
+    if (r.speedup) row["speedup"] = *r.speedup;
     rows.push_back(row);
   }
   return {{"lab", lab_},
@@ -107,12 +108,19 @@ void Report::print(OutputFormat format, std::ostream& out) const {
     return;
   }
   // The human table: one aligned row per result.
+  const bool speedups = std::any_of(results_.begin(), results_.end(),
+                                    [](const Result& r) { return r.speedup.has_value(); });
   std::vector<std::vector<std::string>> rows = {
       {"variant", "size", "median", "min", "rate", "of reference", "status"}};
+  if (speedups) rows.front().insert(rows.front().begin() + 5, "speed-up");
   for (const auto& r : results_) {
     rows.push_back({r.variant, r.size, r.time ? format_seconds(r.time->median) : "-",
                     r.time ? format_seconds(r.time->min) : "-", rate_text(r),
                     r.percent ? fixed(*r.percent, 1) + "% of " + r.reference : "-", status(r)});
+    if (speedups) {
+      rows.back().insert(rows.back().begin() + 5,
+                         r.speedup ? fixed(*r.speedup, *r.speedup < 10 ? 2 : 1) + "x" : "-");
+    }
   }
   std::vector<std::size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows) {

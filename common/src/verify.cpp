@@ -14,10 +14,16 @@ std::string Tolerance::describe() const {
 }
 
 void print_mismatch(std::ostream& err, const std::string& name, std::size_t index, double got,
-                    double want) {
-  char text[160];
-  std::snprintf(text, sizeof text, "  mismatch %s[%zu]: got %.9g, expected %.9g", name.c_str(),
-                index, got, want);
+                    double want, std::size_t columns) {
+  char where[64];
+  if (columns > 0) {
+    std::snprintf(where, sizeof where, "[%zu][%zu]", index / columns, index % columns);
+  } else {
+    std::snprintf(where, sizeof where, "[%zu]", index);
+  }
+  char text[200];
+  std::snprintf(text, sizeof text, "  mismatch %s%s: got %.9g, expected %.9g", name.c_str(), where,
+                got, want);
   err << text << "\n";
 }
 

@@ -21,6 +21,7 @@ struct Result {
   std::string unit;               // "GB/s", "GFLOP/s" or "" when there is no rate
   std::optional<double> percent;  // rate as a percentage of `reference`
   std::string reference;          // what percent compares against, e.g. "copy 2930 GB/s"
+  std::optional<double> speedup;  // rate over a baseline row (e.g. the naive variant)
   bool passed = false;
 };
 

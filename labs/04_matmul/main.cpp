@@ -1,0 +1,142 @@
+// matmul: C = A·B up the lecture's optimisation ladder (naive, one row per work-item, a private
+// row of A, a local column of B, block tiling, register tiling), each variant checked element by
+// element against a host reference and timed from events.
+#include "matmul.hpp"
+#include "peers.hpp"
+
+#include "lab/lab.hpp"
+
+#include <iostream>
+
+namespace {
+
+struct Settings {
+  std::uint64_t n = 512, m = 0, k = 0, cols = 0;  // -n square; -M -N -K override one dimension
+  std::string variant = "all";
+  std::string dtype = "float";
+  std::string regtile;  // TSM,TSN,TSK,WPTM,WPTN
+  std::uint64_t local = 0, ts = 0, kmax = 0;
+  double peak = 0;
+  bool peers = false;
+};
+
+template <typename T>
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dims,
+        const matmul::Tuning& tuning, const matmul::Peak& peak) {
+  const auto& opt = cli.options();
+  // 3. Host data and reference
+  matmul::Problem<T> problem = matmul::make_problem<T>(dims, opt.seed);
+  // 4. Buffers
+  const matmul::Buffers buffers = matmul::make_buffers(env, problem);
+
+  // 5-7. Build, run and verify each variant through the one shared path
+  const bool all = s.variant == "all";
+  const std::vector<std::string> variants =
+      all ? matmul::variant_names() : std::vector<std::string>{s.variant};
+  matmul::Context context{env, opt, cli.out(), tuning, peak};
+  lab::Report report("matmul", env.device_name());
+  for (const auto& variant : variants) {
+    const std::string limit = matmul::capacity_problem(variant, dims, tuning);
+    if (all && !limit.empty()) {
+      cli.out() << "  (skipped " << limit << ")\n";
+      continue;
+    }
+    report.add(matmul::run_variant(variant, problem, buffers, context));
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (s.peers) {
+      if (auto row = matmul::run_openblas(problem, opt, cli.out())) report.add(*row);
+      if (auto row = matmul::run_clblast(env, problem, buffers, opt, peak, cli.out())) {
+        report.add(*row);
+      }
+    }
+  }
+
+  // 8. Report: speed-up over naive when it ran
+  const auto& rows = report.results();
+  const auto naive = std::find_if(rows.begin(), rows.end(),
+                                  [](const lab::Result& r) { return r.variant == "naive"; });
+  if (naive != rows.end()) {
+    const double base = naive->rate;
+    std::vector<lab::Result> with_speedup = rows;
+    lab::Report final_report("matmul", env.device_name());
+    for (auto& row : with_speedup) {
+      row.speedup = row.rate / base;
+      final_report.add(row);
+    }
+    report = final_report;
+  }
+  report.details()["dims"] = {{"M", dims.M}, {"N", dims.N}, {"K", dims.K}};
+  report.details()["dtype"] = s.dtype;
+  report.details()["peak_gflops"] = peak.gflops;
+  report.details()["peak_how"] = peak.how;
+  report.details()["tuning"] = {{"local_2d", tuning.local_2d}, {"local_1d", tuning.local_1d},
+                                {"ts", tuning.ts},             {"kmax", tuning.kmax},
+                                {"regtile", tuning.regtile_text()}};
+  report.print(cli.format(), std::cout);
+  cli.out() << "Peak: " << peak.how << "\n";
+  return report.exit_code();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return lab::run_main(argc, argv, "matmul", "C = A·B up the optimisation ladder", [](lab::Cli& cli) {
+    // 1. Options
+    Settings s;
+    cli.add_size("-n,--size", s.n, "Square size: M = N = K (default 512)");
+    cli.add_size("-M", s.m, "Rows of A and C (overrides -n)");
+    cli.add_size("-N", s.cols, "Columns of B and C (overrides -n)");
+    cli.add_size("-K", s.k, "Columns of A, rows of B (overrides -n)");
+    std::vector<std::string> choices = matmul::variant_names();
+    choices.push_back("all");
+    cli.app().add_option("--variant", s.variant, "naive|row|row_private|row_local|tiled|regtiled|all")
+        ->check(CLI::IsMember(choices));
+    cli.app().add_option("--dtype", s.dtype, "Element type: float or int (exact)")
+        ->check(CLI::IsMember({"float", "int"}));
+    cli.add_size("--local", s.local, "Work-group size: naive uses LxL, the row variants L");
+    cli.add_size("--ts", s.ts, "tiled: tile side TS (work-group TSxTS)");
+    cli.add_size("--kmax", s.kmax, "row_private, row_local: capacity of a row of A (default 1024)");
+    cli.app().add_option("--regtile", s.regtile,
+                         "regtiled: TSM,TSN,TSK,WPTM,WPTN (default chosen for the device)");
+    cli.app().add_option("--peak", s.peak, "FP32 peak in GFLOP/s (default: an estimate)");
+    cli.app().add_flag("--peers", s.peers,
+                       "Also time OpenBLAS (host) and CLBlast (device) SGEMM, when installed");
+    cli.parse();
+    const auto& opt = cli.options();
+    const matmul::Dims dims{static_cast<int>(s.m ? s.m : s.n), static_cast<int>(s.cols ? s.cols : s.n),
+                            static_cast<int>(s.k ? s.k : s.n)};
+    const std::uint64_t largest = std::max({std::uint64_t(dims.M) * dims.K,
+                                            std::uint64_t(dims.K) * dims.N,
+                                            std::uint64_t(dims.M) * dims.N});
+    if (std::max({s.m, s.cols, s.k, s.n}) > (1u << 30) || largest >= (std::uint64_t{1} << 31)) {
+      throw lab::UsageError("matrices of more than 2^31 elements are not supported (the kernels "
+                            "index with int): choose smaller sizes");
+    }
+    if (!opt.kernel_file.empty() && s.variant == "all") {
+      throw lab::UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
+    }
+
+    // 2. Device, and the tunables shaped for it
+    lab::Env env = lab::open_device(opt, cli.out());
+    matmul::Tuning tuning = matmul::default_tuning(env.device);
+    if (s.local) tuning.local_1d = tuning.local_2d = static_cast<int>(s.local);
+    if (s.ts) tuning.ts = static_cast<int>(s.ts);
+    if (s.kmax) tuning.kmax = static_cast<int>(s.kmax);
+    if (!s.regtile.empty()) {
+      const auto v = lab::parse_size_list("--regtile", s.regtile);
+      if (v.size() != 5) throw lab::UsageError("--regtile takes five sizes: TSM,TSN,TSK,WPTM,WPTN");
+      tuning.tsm = int(v[0]), tuning.tsn = int(v[1]), tuning.tsk = int(v[2]);
+      tuning.wptm = int(v[3]), tuning.wptn = int(v[4]);
+    }
+    matmul::Peak peak = matmul::estimate_fp32_peak(env.device);
+    if (s.peak > 0) peak = {s.peak, "given with --peak"};
+    const std::size_t element = 4;  // float and int
+    lab::check_memory(env, largest * element, 3, 5, "size");
+    cli.out() << "C = A·B, " << dims.text() << ", " << s.dtype << ", regtile " << tuning.regtile_text()
+              << ", tiled TS " << tuning.ts << "\n";
+
+    return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning, peak)
+                            : run<float>(cli, env, s, dims, tuning, peak);
+  });
+}

@@ -1,0 +1,339 @@
+// matmul.cpp: variants, tunables, the reference and the shared run/verify path.
+#include "matmul.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <iostream>
+#include <thread>
+#include <type_traits>
+
+namespace matmul {
+namespace {
+
+using Sizes = std::vector<std::uint64_t>;
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+// The NDRange a variant launches: dimension 0 along j (columns of C), dimension 1 along i.
+struct Shape {
+  Sizes global;
+  Sizes local;
+};
+
+Shape launch_shape(const std::string& variant, const Dims& d, const Tuning& t) {
+  const std::uint64_t M = d.M, N = d.N;
+  if (variant == "naive") {
+    const std::uint64_t l = t.local_2d;
+    return {{lab::round_up(N, l), lab::round_up(M, l)}, {l, l}};
+  }
+  if (variant == "row" || variant == "row_private" || variant == "row_local") {
+    return {{lab::round_up(M, t.local_1d)}, {static_cast<std::uint64_t>(t.local_1d)}};
+  }
+  if (variant == "tiled") {
+    const std::uint64_t ts = t.ts;
+    return {{lab::round_up(N, ts), lab::round_up(M, ts)}, {ts, ts}};
+  }
+  const std::uint64_t rtsn = t.tsn / t.wptn, rtsm = t.tsm / t.wptm;  // regtiled
+  return {{ceil_div(N, t.tsn) * rtsn, ceil_div(M, t.tsm) * rtsm}, {rtsn, rtsm}};
+}
+
+// Bytes of __local memory the variant's kernel declares for these tunables.
+std::uint64_t local_bytes(const std::string& variant, const Tuning& t, std::size_t element) {
+  if (variant == "tiled") return 2ull * t.ts * t.ts * element;
+  if (variant == "row_local") return static_cast<std::uint64_t>(t.kmax) * element;
+  if (variant == "regtiled") return 1ull * t.tsk * (t.tsm + 4 + t.tsn) * element;
+  return 0;
+}
+
+std::string local_memory_advice(const std::string& variant) {
+  if (variant == "tiled") return "choose a smaller --ts";
+  if (variant == "row_local") return "choose a smaller --kmax (it must still be >= K)";
+  return "choose smaller --regtile block sizes";
+}
+
+std::vector<std::pair<std::string, std::string>> kernel_defines(const std::string& variant,
+                                                                const Dims& d, const Tuning& t,
+                                                                bool is_float) {
+  std::vector<std::pair<std::string, std::string>> defs = {{"REAL", is_float ? "float" : "int"}};
+  const auto add = [&defs](const char* name, int value) {
+    defs.emplace_back(name, std::to_string(value));
+  };
+  if (variant == "row_private" || variant == "row_local") add("KMAX", t.kmax);
+  if (variant == "tiled") add("TS", t.ts);
+  if (variant == "regtiled") {
+    defs.emplace_back("REAL4", is_float ? "float4" : "int4");
+    add("TSM", t.tsm);
+    add("TSN", t.tsn);
+    add("TSK", t.tsk);
+    add("WPTM", t.wptm);
+    add("WPTN", t.wptn);
+    add("EXACT", d.M % t.tsm == 0 && d.N % t.tsn == 0 && d.K % t.tsk == 0);
+  }
+  return defs;
+}
+
+// Rows [begin, end) of the reference, blocked so a block of B stays in cache while IB rows use it.
+template <typename T>
+void reference_rows(Problem<T>& p, int begin, int end) {
+  constexpr int IB = 16, JB = 512;
+  const int N = p.dims.N, K = p.dims.K;
+  std::vector<double> acc(IB * JB);
+  for (int ib = begin; ib < end; ib += IB) {
+    const int rows = std::min(IB, end - ib);
+    for (int jb = 0; jb < N; jb += JB) {
+      const int cols = std::min(JB, N - jb);
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int k = 0; k < K; ++k) {
+        const T* b = &p.B[static_cast<std::size_t>(k) * N + jb];
+        for (int r = 0; r < rows; ++r) {
+          const double a = p.A[static_cast<std::size_t>(ib + r) * K + k];
+          double* c = &acc[static_cast<std::size_t>(r) * JB];
+          for (int j = 0; j < cols; ++j) c[j] += a * b[j];
+        }
+      }
+      for (int r = 0; r < rows; ++r) {
+        std::copy(&acc[static_cast<std::size_t>(r) * JB], &acc[static_cast<std::size_t>(r) * JB] + cols,
+                  &p.C_ref[static_cast<std::size_t>(ib + r) * N + jb]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string Dims::text() const {
+  if (M == N && N == K) return "N=" + std::to_string(N);
+  return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
+}
+
+std::string Tuning::regtile_text() const {
+  return std::to_string(tsm) + "," + std::to_string(tsn) + "," + std::to_string(tsk) + "," +
+         std::to_string(wptm) + "," + std::to_string(wptn);
+}
+
+Tuning default_tuning(const cl::Device& device) {
+  Tuning t;
+  if (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return t;
+  // CPU (PoCL): a 64×64 block per work-group of 8×8 work-items, each computing 8×8 elements.
+  t.tsm = 64;
+  t.tsn = 64;
+  t.tsk = 16;
+  t.wptm = 8;
+  t.wptn = 8;
+  return t;
+}
+
+const std::vector<std::string>& variant_names() {
+  static const std::vector<std::string> names = {"naive",     "row",   "row_private",
+                                                 "row_local", "tiled", "regtiled"};
+  return names;
+}
+
+Peak estimate_fp32_peak(const cl::Device& device) {
+  const double units = device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+  const double mhz = device.getInfo<CL_DEVICE_MAX_CLOCK_FREQUENCY>();
+  const std::string vendor = device.getInfo<CL_DEVICE_VENDOR>();
+  double lanes;
+  std::string why;
+  if (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) {
+    // FP32 lanes per compute unit are not an OpenCL query: 128 per SM on recent NVIDIA GPUs,
+    // 64 per CU on AMD and others.
+    lanes = vendor.find("NVIDIA") != std::string::npos ? 128 : 64;
+    why = "lanes per compute unit assumed";
+  } else {
+    // A CPU core: two FMA units of the preferred float vector width.
+    lanes = 2.0 * device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>();
+    why = "2 FMA units x preferred float width";
+  }
+  Peak peak;
+  peak.gflops = units * mhz / 1000.0 * lanes * 2.0;
+  char text[160];
+  std::snprintf(text, sizeof text, "estimate: %.0f CUs x %.0f MHz x %.0f lanes (%s) x 2 (FMA)",
+                units, mhz, lanes, why.c_str());
+  peak.how = text;
+  return peak;
+}
+
+template <typename T>
+Problem<T> make_problem(const Dims& dims, std::uint64_t seed) {
+  Problem<T> p;
+  p.dims = dims;
+  const std::size_t a_size = static_cast<std::size_t>(dims.M) * dims.K;
+  const std::size_t b_size = static_cast<std::size_t>(dims.K) * dims.N;
+  if constexpr (std::is_floating_point_v<T>) {
+    p.A = lab::random_vector<T>(a_size, lab::derive_seed(seed, 0), -1, 1);
+    p.B = lab::random_vector<T>(b_size, lab::derive_seed(seed, 1), -1, 1);
+  } else {
+    p.A = lab::random_vector<T>(a_size, lab::derive_seed(seed, 0), -9, 9);
+    p.B = lab::random_vector<T>(b_size, lab::derive_seed(seed, 1), -9, 9);
+  }
+  p.C_ref.assign(static_cast<std::size_t>(dims.M) * dims.N, 0.0);
+
+  // The reference, on every host core: blocks of 16 rows handed out one by one.
+  std::atomic<int> next{0};
+  const int blocks = (dims.M + 15) / 16;
+  const int threads = std::max(1, std::min<int>(blocks, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (int b = next++; b < blocks; b = next++) {
+        reference_rows(p, 16 * b, std::min(dims.M, 16 * b + 16));
+      }
+    });
+  }
+  for (auto& thread : pool) thread.join();
+
+  p.row_tolerance.assign(dims.M, 0.0);
+  if constexpr (std::is_floating_point_v<T>) {
+    const double u = std::ldexp(1.0, -24);
+    const double gamma = dims.K * u / (1.0 - dims.K * u);
+    std::vector<double> b_max(dims.K, 0.0);
+    for (int k = 0; k < dims.K; ++k) {
+      for (int j = 0; j < dims.N; ++j) {
+        b_max[k] = std::max(b_max[k], std::fabs(double(p.B[static_cast<std::size_t>(k) * dims.N + j])));
+      }
+    }
+    for (int i = 0; i < dims.M; ++i) {
+      double sum = 0;
+      for (int k = 0; k < dims.K; ++k) {
+        sum += std::fabs(double(p.A[static_cast<std::size_t>(i) * dims.K + k])) * b_max[k];
+      }
+      p.row_tolerance[i] = gamma * sum;
+    }
+  }
+  return p;
+}
+
+std::string capacity_problem(const std::string& variant, const Dims& dims, const Tuning& t) {
+  if ((variant == "row_private" || variant == "row_local") && dims.K > t.kmax) {
+    const char* what = variant == "row_private" ? "a row of A in a private array"
+                                                : "a row of A and a column of B in arrays";
+    return variant + " keeps " + what + " of KMAX = " + std::to_string(t.kmax) +
+           " elements, but K = " + std::to_string(dims.K) + ": pass --kmax " +
+           std::to_string(dims.K) + " or more (larger arrays cost private and local memory), or " +
+           "choose another variant";
+  }
+  if (variant == "regtiled") {
+    if (t.wptm % 4 != 0 || t.wptn % 4 != 0 || t.tsk % 4 != 0 || t.tsm % t.wptm != 0 ||
+        t.tsn % t.wptn != 0) {
+      return "--regtile " + t.regtile_text() +
+             ": WPTM, WPTN and TSK must be multiples of 4, and TSM and TSN multiples of WPTM "
+             "and WPTN";
+    }
+  }
+  return "";
+}
+
+lab::Result make_result(const std::string& variant, const Dims& dims, const lab::Stats& time,
+                        const lab::CheckResult& check, const Peak& peak) {
+  lab::Result row;
+  row.variant = variant;
+  row.size = dims.text();
+  row.time = time;
+  row.rate = lab::gigaflops(dims.flops(), time.median);
+  row.unit = "GFLOP/s";
+  if (peak.gflops > 0) {
+    row.percent = 100.0 * row.rate / peak.gflops;
+    row.reference = "peak ~" + std::to_string(static_cast<long>(std::lround(peak.gflops)));
+  }
+  row.passed = check.passed();
+  return row;
+}
+
+template <typename T>
+Buffers make_buffers(lab::Env& env, Problem<T>& problem) {
+  const std::size_t c_size = static_cast<std::size_t>(problem.dims.M) * problem.dims.N;
+  return Buffers{cl::Buffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            problem.A.size() * sizeof(T), problem.A.data()),
+                 cl::Buffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            problem.B.size() * sizeof(T), problem.B.data()),
+                 cl::Buffer(env.context, CL_MEM_WRITE_ONLY, c_size * sizeof(T))};
+}
+
+template <typename T>
+lab::CheckResult check_result(const lab::HostVector<T>& C, const Problem<T>& problem,
+                              const std::string& name) {
+  const auto& tolerance = problem.row_tolerance;
+  const std::size_t columns = problem.dims.N;
+  return lab::compare_each(
+      C.data(), problem.C_ref.data(), C.size(),
+      [&](std::size_t index) { return tolerance[index / columns]; }, std::cerr, name, columns);
+}
+
+template <typename T>
+lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
+                        const Buffers& buffers, Context& context) {
+  const Dims& d = problem.dims;
+  const Tuning& t = context.tuning;
+  lab::Env& env = context.env;
+  const std::string limit = capacity_problem(variant, d, t);
+  if (!limit.empty()) throw lab::UsageError(limit);
+
+  // The tunables decide local memory and the work-group: check both before building.
+  const Shape shape = launch_shape(variant, d, t);
+  const std::uint64_t needed = local_bytes(variant, t, sizeof(T));
+  const std::uint64_t available = env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  if (needed > available) {
+    throw lab::RuntimeError("matmul_" + variant + " needs " + lab::format_bytes(double(needed)) +
+                            " of local memory with these tunables, but the device has " +
+                            lab::format_bytes(double(available)) + ": " +
+                            local_memory_advice(variant));
+  }
+  const std::uint64_t group = shape.local.size() == 2 ? shape.local[0] * shape.local[1] : shape.local[0];
+  const std::uint64_t device_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  if (group > device_max) {
+    throw lab::RuntimeError("matmul_" + variant + " would use work-groups of " +
+                            lab::format_dims(shape.local) + " = " + std::to_string(group) +
+                            " work-items, more than the device's maximum of " +
+                            std::to_string(device_max) + ": choose smaller tile or local sizes");
+  }
+
+  const bool is_float = std::is_floating_point_v<T>;
+  const cl::Program program =
+      lab::build_program(env, context.options, "matmul_" + variant + ".cl",
+                         lab::defines(kernel_defines(variant, d, t, is_float)), context.out);
+  cl::KernelFunctor<cl_int, cl_int, cl_int, cl::Buffer, cl::Buffer, cl::Buffer> kernel(
+      program, "matmul_" + variant);
+  lab::check_ndrange(kernel.getKernel(), env.device, shape.global, shape.local);
+
+  lab::HostVector<T> C(static_cast<std::size_t>(d.M) * d.N);
+  const auto launch = [&] {
+    return kernel(cl::EnqueueArgs(env.queue, lab::to_ndrange(shape.global),
+                                  lab::to_ndrange(shape.local)),
+                  d.M, d.N, d.K, buffers.a, buffers.b, buffers.c);
+  };
+
+  // One launch first; a variant that takes seconds gets fewer repetitions.
+  int warmup = context.options.warmup;
+  int reps = context.options.reps;
+  if (warmup > 0) {
+    cl::Event first = launch();
+    first.wait();
+    --warmup;
+    if (std::chrono::duration<double>(lab::event_times(first).start_to_end).count() > 1.0) {
+      warmup = 0;
+      reps = std::min(reps, 3);
+      context.out << "  (" << variant << " takes over a second: " << reps << " timed runs)\n";
+    }
+  }
+  const lab::Timing timing = lab::time_launches(warmup, reps, launch);
+  env.queue.enqueueReadBuffer(buffers.c, CL_TRUE, 0, C.size() * sizeof(T), C.data());
+  const lab::CheckResult check = check_result(C, problem, "C (" + variant + ")");
+  return make_result(variant, d, timing.kernel, check, context.peak);
+}
+
+template Problem<float> make_problem<float>(const Dims&, std::uint64_t);
+template Problem<int> make_problem<int>(const Dims&, std::uint64_t);
+template Buffers make_buffers<float>(lab::Env&, Problem<float>&);
+template Buffers make_buffers<int>(lab::Env&, Problem<int>&);
+template lab::CheckResult check_result<float>(const lab::HostVector<float>&, const Problem<float>&,
+                                              const std::string&);
+template lab::CheckResult check_result<int>(const lab::HostVector<int>&, const Problem<int>&,
+                                            const std::string&);
+template lab::Result run_variant<float>(const std::string&, const Problem<float>&,
+                                        const Buffers&, Context&);
+template lab::Result run_variant<int>(const std::string&, const Problem<int>&, const Buffers&,
+                                      Context&);
+
+}  // namespace matmul

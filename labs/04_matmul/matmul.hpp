@@ -1,0 +1,104 @@
+// matmul.hpp: the matmul family: its variants with their tunables, limits and launch shapes, the
+// host reference, and the one run/time/verify path every variant goes through.
+#pragma once
+
+#include "lab/lab.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace matmul {
+
+// C (M×N) = A (M×K) · B (K×N), row-major.
+struct Dims {
+  int M = 0;
+  int N = 0;
+  int K = 0;
+  double flops() const { return 2.0 * M * N * K; }
+  std::string text() const;  // "M=64 N=64 K=64" or "N=1024" when square
+};
+
+// The host constants the kernels' -D tunables and the NDRanges both come from.
+struct Tuning {
+  int local_2d = 16;  // naive: local_2d × local_2d work-groups
+  int local_1d = 64;  // row, row_private, row_local: work-group size
+  int ts = 16;        // tiled: tile side, work-group TS×TS
+  int kmax = 1024;    // row_private, row_local: capacity of a row of A / a column of B
+  int tsm = 128;      // regtiled: block of C per work-group (TSM×TSN), slice width TSK,
+  int tsn = 128;      //           WPTM×WPTN elements per work-item
+  int tsk = 16;
+  int wptm = 8;
+  int wptn = 8;
+  std::string regtile_text() const;  // "128,128,16,8,8"
+};
+
+// Tunables shaped for the device: on a GPU, large register tiles and a 256-work-item group fill
+// its many lanes; on a CPU, PoCL runs a group's work-items in loops on one core, and smaller
+// blocks that stay in its caches win (see the handout).
+Tuning default_tuning(const cl::Device& device);
+
+// "naive", "row", "row_private", "row_local", "tiled", "regtiled".
+const std::vector<std::string>& variant_names();
+
+// The device's FP32 peak from its compute units and clock, and how it was estimated.
+struct Peak {
+  double gflops = 0;
+  std::string how;
+};
+Peak estimate_fp32_peak(const cl::Device& device);
+
+// Inputs and the reference result. Float inputs are uniform in [-1, 1) and the reference is
+// computed in double; int inputs are uniform in [-9, 9] and the reference is exact.
+template <typename T>
+struct Problem {
+  Dims dims;
+  lab::HostVector<T> A;
+  lab::HostVector<T> B;
+  std::vector<double> C_ref;  // exact for int (|values| < 2^53)
+  // Per row of C, the largest error allowed: gamma_K * sum_k |A(i,k)| * max_j |B(k,j)|, where
+  // gamma_K = K u / (1 - K u), u = 2^-24: the worst-case rounding of a K-term float dot product
+  // in any order. 0 for int.
+  std::vector<double> row_tolerance;
+};
+template <typename T>
+Problem<T> make_problem(const Dims& dims, std::uint64_t seed);
+
+// The problem on the device: A and B copied once, C written by every variant in turn.
+struct Buffers {
+  cl::Buffer a;
+  cl::Buffer b;
+  cl::Buffer c;
+};
+template <typename T>
+Buffers make_buffers(lab::Env& env, Problem<T>& problem);
+
+// Compares a device result with the reference: exact for int, within row_tolerance for float.
+template <typename T>
+lab::CheckResult check_result(const lab::HostVector<T>& C, const Problem<T>& problem,
+                              const std::string& name);
+
+// Everything one run of one variant needs.
+struct Context {
+  lab::Env& env;
+  const lab::Options& options;
+  std::ostream& out;
+  Tuning tuning;
+  Peak peak;
+};
+
+// Checks the variant's limits, builds its kernel with the tunables as -D, launches it (warm-up,
+// timed repetitions), and compares every element of C with the reference. Throws UsageError or
+// RuntimeError when the variant cannot run with these sizes and tunables on this device.
+template <typename T>
+lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
+                        const Buffers& buffers, Context& context);
+
+// Whether `variant` can run K with these tunables; otherwise the sentence saying what to change.
+std::string capacity_problem(const std::string& variant, const Dims& dims, const Tuning& tuning);
+
+// Fills a result's rate, percent of peak and status from a time and a check.
+lab::Result make_result(const std::string& variant, const Dims& dims, const lab::Stats& time,
+                        const lab::CheckResult& check, const Peak& peak);
+
+}  // namespace matmul

@@ -1,0 +1,82 @@
+// peers.cpp: OpenBLAS and CLBlast SGEMM through dlopen.
+#include "peers.hpp"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <iostream>
+
+namespace matmul {
+namespace {
+
+// CBLAS and CLBlast share these enumerator values: row-major 101, no transpose 111.
+constexpr int kRowMajor = 101;
+constexpr int kNoTrans = 111;
+
+using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*,
+                            int, float, float*, int);
+using ClblastSgemm = int (*)(int, int, int, std::size_t, std::size_t, std::size_t, float, cl_mem,
+                             std::size_t, std::size_t, cl_mem, std::size_t, std::size_t, float,
+                             cl_mem, std::size_t, std::size_t, cl_command_queue*, cl_event*);
+
+void* load_symbol(const char* library, const char* symbol, std::ostream& out) {
+  void* handle = ::dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    out << "  (" << library << " not found: install it to compare, see the handout)\n";
+    return nullptr;
+  }
+  void* function = ::dlsym(handle, symbol);
+  if (function == nullptr) out << "  (" << library << " has no " << symbol << ")\n";
+  return function;
+}
+
+}  // namespace
+
+std::optional<lab::Result> run_openblas(const Problem<float>& problem, const lab::Options& options,
+                                        std::ostream& out) {
+  const auto sgemm =
+      reinterpret_cast<CblasSgemm>(load_symbol("libopenblas.so.0", "cblas_sgemm", out));
+  if (sgemm == nullptr) return std::nullopt;
+  const Dims& d = problem.dims;
+  lab::HostVector<float> C(static_cast<std::size_t>(d.M) * d.N);
+  const auto call = [&] {
+    sgemm(kRowMajor, kNoTrans, kNoTrans, d.M, d.N, d.K, 1.0f, problem.A.data(), d.K,
+          problem.B.data(), d.N, 0.0f, C.data(), d.N);
+  };
+  for (int i = 0; i < options.warmup; ++i) call();
+  std::vector<double> seconds;
+  for (int i = 0; i < options.reps; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  const lab::CheckResult check = check_result(C, problem, "C (OpenBLAS)");
+  return make_result("OpenBLAS sgemm (host CPU)", d, lab::summarize(seconds), check, Peak{});
+}
+
+std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<float>& problem,
+                                       const Buffers& buffers, const lab::Options& options,
+                                       const Peak& peak, std::ostream& out) {
+  const auto sgemm =
+      reinterpret_cast<ClblastSgemm>(load_symbol("libclblast.so.1", "CLBlastSgemm", out));
+  if (sgemm == nullptr) return std::nullopt;
+  const Dims& d = problem.dims;
+  const auto launch = [&] {
+    cl_command_queue queue = env.queue();
+    cl_event event = nullptr;
+    const int status = sgemm(kRowMajor, kNoTrans, kNoTrans, d.M, d.N, d.K, 1.0f, buffers.a(), 0,
+                             d.K, buffers.b(), 0, d.N, 0.0f, buffers.c(), 0, d.N, &queue, &event);
+    if (status != 0) {
+      throw lab::RuntimeError("CLBlastSgemm failed with status " + std::to_string(status));
+    }
+    return cl::Event(event);  // takes ownership of the event CLBlast created
+  };
+  const lab::Timing timing = lab::time_launches(options.warmup, options.reps, launch);
+  lab::HostVector<float> C(static_cast<std::size_t>(d.M) * d.N);
+  env.queue.enqueueReadBuffer(buffers.c, CL_TRUE, 0, C.size() * sizeof(float), C.data());
+  const lab::CheckResult check = check_result(C, problem, "C (CLBlast)");
+  return make_result("CLBlast sgemm", d, timing.kernel, check, peak);
+}
+
+}  // namespace matmul

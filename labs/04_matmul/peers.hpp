@@ -1,0 +1,22 @@
+// peers.hpp: the libraries matmul is measured against in the same run, loaded with dlopen when
+// they are installed, so the lab itself needs only libOpenCL: OpenBLAS's cblas_sgemm on the host
+// CPU and CLBlast's CLBlastSgemm on the chosen OpenCL device.
+#pragma once
+
+#include "matmul.hpp"
+
+#include <optional>
+
+namespace matmul {
+
+// cblas_sgemm from libopenblas.so.0, timed with the host clock (warm-up, then repetitions), its
+// result checked like any variant. Empty (with a note to `out`) when OpenBLAS is not installed.
+std::optional<lab::Result> run_openblas(const Problem<float>& problem, const lab::Options& options,
+                                        std::ostream& out);
+
+// CLBlastSgemm from libclblast.so.1 on env's queue, timed from its events, its result checked.
+std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<float>& problem,
+                                       const Buffers& buffers, const lab::Options& options,
+                                       const Peak& peak, std::ostream& out);
+
+}  // namespace matmul
