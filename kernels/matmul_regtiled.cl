@@ -9,7 +9,9 @@
 // Ownership is strided by 4-vectors: work-item (ti,tj) owns rows 4*ti + 4*RTSM*wm4 + (0..3) and
 // columns 4*tj + 4*RTSN*wn4 + (0..3) of the block, so a warp reads consecutive 16-byte vectors
 // from local memory (no bank conflicts) and writes consecutive vectors of C (coalesced).
-// Any M, N, K >= 1: tiles reaching past the matrices load zeros and store nothing. When the host
+// Any M, N, K >= 1: tiles reaching past the matrices load zeros and store nothing.
+// Assumes each work-item copies a whole number of 4-vectors of each slice (the host checks
+// TSM*TSK and TSK*TSN are multiples of 4 * RTSM * RTSN). When the host
 // knows every size is a multiple of its tile (EXACT=1) the bounds checks compile away and global
 // memory is read and written with 4-vectors.
 #ifndef REAL
@@ -41,60 +43,96 @@
 #define WGS (RTSM * RTSN)  // work-group size
 #define PAD 4              // keeps As rows 16-byte aligned and spreads their banks
 
+// Each work-item moves LA (of A) and LB (of B) 4-vectors per slice, or LA*4 and LB*4 scalars
+// when the sizes are not exact.
+#define LA (TSM * TSK / 4 / WGS)
+#define LB (TSK * TSN / 4 / WGS)
+
+// The next slice is read from global memory into registers while the current one is used
+// (prefetching), then stored into the other half of a double-buffered local array, so one
+// barrier per slice suffices and global memory latency hides behind arithmetic.
+#if EXACT
+#define PREFETCH(k0)                                                      \
+  for (int p = 0; p < LA; ++p) {                                          \
+    const int l = lid + p * WGS;                                          \
+    pa[p] = *(__global const REAL4*)(A + (i0 + l / (TSK / 4)) * K + (k0) + (l % (TSK / 4)) * 4); \
+  }                                                                       \
+  for (int p = 0; p < LB; ++p) {                                          \
+    const int l = lid + p * WGS;                                          \
+    pb[p] = *(__global const REAL4*)(B + ((k0) + l / (TSN / 4)) * N + j0 + (l % (TSN / 4)) * 4); \
+  }
+#define STORE(buf)                                      \
+  for (int p = 0; p < LA; ++p) {                        \
+    const int l = lid + p * WGS;                        \
+    const int r = l / (TSK / 4), c = (l % (TSK / 4)) * 4; \
+    ((__local REAL*)As[buf][c + 0])[r] = pa[p].x;       \
+    ((__local REAL*)As[buf][c + 1])[r] = pa[p].y;       \
+    ((__local REAL*)As[buf][c + 2])[r] = pa[p].z;       \
+    ((__local REAL*)As[buf][c + 3])[r] = pa[p].w;       \
+  }                                                     \
+  for (int p = 0; p < LB; ++p) {                        \
+    const int l = lid + p * WGS;                        \
+    Bs[buf][l / (TSN / 4)][l % (TSN / 4)] = pb[p];     \
+  }
+#else
+#define PREFETCH(k0)                                                                   \
+  for (int p = 0; p < 4 * LA; ++p) {                                                   \
+    const int l = lid + p * WGS, r = l / TSK, c = l % TSK;                             \
+    pa[p] = (i0 + r < M && (k0) + c < K) ? A[(i0 + r) * K + (k0) + c] : 0;             \
+  }                                                                                    \
+  for (int p = 0; p < 4 * LB; ++p) {                                                   \
+    const int l = lid + p * WGS, r = l / TSN, c = l % TSN;                             \
+    pb[p] = ((k0) + r < K && j0 + c < N) ? B[((k0) + r) * N + j0 + c] : 0;             \
+  }
+#define STORE(buf)                                                   \
+  for (int p = 0; p < 4 * LA; ++p) {                                 \
+    const int l = lid + p * WGS;                                     \
+    ((__local REAL*)As[buf][l % TSK])[l / TSK] = pa[p];              \
+  }                                                                  \
+  for (int p = 0; p < 4 * LB; ++p) {                                 \
+    const int l = lid + p * WGS;                                     \
+    ((__local REAL*)Bs[buf][l / TSN])[l % TSN] = pb[p];              \
+  }
+#endif
+
 __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtiled(
     const int M, const int N, const int K, __global const REAL* A, __global const REAL* B,
     __global REAL* C) {
-  __local REAL As[TSK][TSM + PAD];  // the slice of A, transposed: As[k][i]
-  __local REAL Bs[TSK][TSN];        // the slice of B: Bs[k][j]
+  // Declared as 4-vectors so every vector read is 16-byte aligned (one wide load, not four).
+  __local REAL4 As[2][TSK][(TSM + PAD) / 4];  // two slices of A, transposed: As[buf][k][i/4]
+  __local REAL4 Bs[2][TSK][TSN / 4];          // two slices of B: Bs[buf][k][j/4]
   const int tj = get_local_id(0);
   const int ti = get_local_id(1);
   const int lid = ti * RTSN + tj;
   const int i0 = get_group_id(1) * TSM;
   const int j0 = get_group_id(0) * TSN;
+#if EXACT
+  REAL4 pa[LA], pb[LB];  // the prefetched next slice
+#else
+  REAL pa[4 * LA], pb[4 * LB];
+#endif
 
   REAL4 acc[WPTM][WPTN / 4];
   for (int wm = 0; wm < WPTM; ++wm)
     for (int wn4 = 0; wn4 < WPTN / 4; ++wn4) acc[wm][wn4] = (REAL4)(0);
 
-  for (int k0 = 0; k0 < K; k0 += TSK) {
-    // Load the slices: every work-item copies its share, consecutive work-items consecutive
-    // elements of a row (coalesced reads).
-#if EXACT
-    for (int l = lid; l < TSM * TSK / 4; l += WGS) {
-      const int r = l / (TSK / 4);
-      const int c = (l % (TSK / 4)) * 4;
-      const REAL4 v = vload4(0, A + (i0 + r) * K + k0 + c);
-      As[c + 0][r] = v.x;
-      As[c + 1][r] = v.y;
-      As[c + 2][r] = v.z;
-      As[c + 3][r] = v.w;
+  PREFETCH(0)
+  STORE(0)
+  barrier(CLK_LOCAL_MEM_FENCE);  // slice 0 is complete
+
+  for (int k0 = 0, buf = 0; k0 < K; k0 += TSK, buf ^= 1) {
+    const bool more = k0 + TSK < K;
+    if (more) {
+      PREFETCH(k0 + TSK)  // global reads in flight during the arithmetic below
     }
-    for (int l = lid; l < TSK * TSN / 4; l += WGS) {
-      const int r = l / (TSN / 4);
-      const int c = (l % (TSN / 4)) * 4;
-      vstore4(vload4(0, B + (k0 + r) * N + j0 + c), 0, &Bs[r][c]);
-    }
-#else
-    for (int l = lid; l < TSM * TSK; l += WGS) {
-      const int r = l / TSK;
-      const int c = l % TSK;
-      As[c][r] = (i0 + r < M && k0 + c < K) ? A[(i0 + r) * K + k0 + c] : 0;
-    }
-    for (int l = lid; l < TSK * TSN; l += WGS) {
-      const int r = l / TSN;
-      const int c = l % TSN;
-      Bs[r][c] = (k0 + r < K && j0 + c < N) ? B[(k0 + r) * N + j0 + c] : 0;
-    }
-#endif
-    barrier(CLK_LOCAL_MEM_FENCE);  // the slices are complete
 
     // WPTM×WPTN multiply-adds per k from WPTM/4 + WPTN/4 vector reads of local memory.
 #pragma unroll
     for (int k = 0; k < TSK; ++k) {
       REAL4 a[WPTM / 4];
       REAL4 b[WPTN / 4];
-      for (int wm4 = 0; wm4 < WPTM / 4; ++wm4) a[wm4] = vload4(0, &As[k][4 * (ti + RTSM * wm4)]);
-      for (int wn4 = 0; wn4 < WPTN / 4; ++wn4) b[wn4] = vload4(0, &Bs[k][4 * (tj + RTSN * wn4)]);
+      for (int wm4 = 0; wm4 < WPTM / 4; ++wm4) a[wm4] = As[buf][k][ti + RTSM * wm4];
+      for (int wn4 = 0; wn4 < WPTN / 4; ++wn4) b[wn4] = Bs[buf][k][tj + RTSN * wn4];
       for (int wm4 = 0; wm4 < WPTM / 4; ++wm4) {
         for (int wn4 = 0; wn4 < WPTN / 4; ++wn4) {
           acc[4 * wm4 + 0][wn4] += a[wm4].x * b[wn4];
@@ -104,7 +142,13 @@ __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtil
         }
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);  // everyone is done with the slices before they are replaced
+
+    if (more) {
+      STORE(buf ^ 1)  // the other half was last read before the previous barrier
+    }
+    // One barrier: the next slice is complete before anyone reads it, and nobody stores into
+    // this slice's half again until every work-item has passed it.
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 
   // Store the WPTM×WPTN results.
@@ -113,7 +157,7 @@ __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtil
     for (int wn4 = 0; wn4 < WPTN / 4; ++wn4) {
       const int j = j0 + 4 * (tj + RTSN * wn4);
 #if EXACT
-      vstore4(acc[wm][wn4], 0, C + i * N + j);
+      *(__global REAL4*)(C + i * N + j) = acc[wm][wn4];
 #else
       if (i < M) {
         const REAL v[4] = {acc[wm][wn4].x, acc[wm][wn4].y, acc[wm][wn4].z, acc[wm][wn4].w};

@@ -42,7 +42,7 @@ Shape launch_shape(const std::string& variant, const Dims& d, const Tuning& t) {
 std::uint64_t local_bytes(const std::string& variant, const Tuning& t, std::size_t element) {
   if (variant == "tiled") return 2ull * t.ts * t.ts * element;
   if (variant == "row_local") return static_cast<std::uint64_t>(t.kmax) * element;
-  if (variant == "regtiled") return 1ull * t.tsk * (t.tsm + 4 + t.tsn) * element;
+  if (variant == "regtiled") return 2ull * t.tsk * (t.tsm + 4 + t.tsn) * element;  // 2 buffers
   return 0;
 }
 
@@ -220,6 +220,12 @@ std::string capacity_problem(const std::string& variant, const Dims& dims, const
       return "--regtile " + t.regtile_text() +
              ": WPTM, WPTN and TSK must be multiples of 4, and TSM and TSN multiples of WPTM "
              "and WPTN";
+    }
+    const int group = (t.tsm / t.wptm) * (t.tsn / t.wptn);
+    if ((t.tsm * t.tsk) % (4 * group) != 0 || (t.tsk * t.tsn) % (4 * group) != 0) {
+      return "--regtile " + t.regtile_text() + ": each of the " + std::to_string(group) +
+             " work-items must copy a whole number of 4-vectors of each slice, so TSM*TSK and "
+             "TSK*TSN must be multiples of " + std::to_string(4 * group) + ": raise TSK";
     }
   }
   return "";

@@ -27,7 +27,7 @@ struct Tuning {
   int kmax = 1024;    // row_private, row_local: capacity of a row of A / a column of B
   int tsm = 128;      // regtiled: block of C per work-group (TSM×TSN), slice width TSK,
   int tsn = 128;      //           WPTM×WPTN elements per work-item
-  int tsk = 16;
+  int tsk = 8;
   int wptm = 8;
   int wptn = 8;
   std::string regtile_text() const;  // "128,128,16,8,8"
