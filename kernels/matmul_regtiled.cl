@@ -6,9 +6,12 @@
 // first column of A (row of B) of the current slice; wm,wn the work-item's element inside its
 // WPTM×WPTN set; l walks the elements a work-item loads.
 // Row-major A (M×K), B (K×N), C (M×N); REAL is float or int, REAL4 its 4-vector.
-// Ownership is strided by 4-vectors: work-item (ti,tj) owns rows 4*ti + 4*RTSM*wm4 + (0..3) and
-// columns 4*tj + 4*RTSN*wn4 + (0..3) of the block, so a warp reads consecutive 16-byte vectors
-// from local memory (no bank conflicts) and writes consecutive vectors of C (coalesced).
+// Ownership is strided by vectors: work-item (ti,tj) owns rows 4*ti + 4*RTSM*wm4 + (0..3) and
+// columns VWN*tj + VWN*RTSN*wn + (0..VWN-1) of the block, so neighbouring work-items read
+// neighbouring vectors from local memory (no bank conflicts on a GPU) and write neighbouring
+// vectors of C (coalesced). VWN = 4 suits a GPU; a CPU wants its SIMD width (16 floats for
+// AVX-512) and one work-item per row of the group (TSN = WPTN), so PoCL need not vectorize
+// across work-items.
 // Any M, N, K >= 1: tiles reaching past the matrices load zeros and store nothing.
 // Assumes each work-item copies a whole number of 4-vectors of each slice (the host checks
 // TSM*TSK and TSK*TSN are multiples of 4 * RTSM * RTSN). When the host
@@ -35,6 +38,12 @@
 #ifndef WPTN
 #define WPTN 8  // columns of C per work-item (multiple of 4)
 #endif
+#ifndef VWN
+#define VWN 4  // vector width along j for B, C and the accumulators: 4, 8 or 16
+#endif
+#ifndef STAGE
+#define STAGE 1  // 1: stage slices of A and B in local memory (GPU); 0: read them through caches
+#endif
 #ifndef EXACT
 #define EXACT 0  // 1: M % TSM, N % TSN and K % TSK are all 0
 #endif
@@ -42,6 +51,10 @@
 #define RTSN (TSN / WPTN)  // work-items along j (local size 0)
 #define WGS (RTSM * RTSN)  // work-group size
 #define PAD 4              // keeps As rows 16-byte aligned and spreads their banks
+#define CAT(a, b) a##b
+#define XCAT(a, b) CAT(a, b)
+#define REALV XCAT(REAL, VWN)  // e.g. float16: one row piece of B and C
+#define VSTOREV XCAT(vstore, VWN)
 
 // Each work-item moves LA (of A) and LB (of B) 4-vectors per slice, or LA*4 and LB*4 scalars
 // when the sizes are not exact.
@@ -53,15 +66,18 @@
 // barrier per slice suffices and global memory latency hides behind arithmetic.
 #if EXACT
 #define PREFETCH(k0)                                                      \
+  _Pragma("unroll") \
   for (int p = 0; p < LA; ++p) {                                          \
     const int l = lid + p * WGS;                                          \
     pa[p] = *(__global const REAL4*)(A + (i0 + l / (TSK / 4)) * K + (k0) + (l % (TSK / 4)) * 4); \
   }                                                                       \
+  _Pragma("unroll") \
   for (int p = 0; p < LB; ++p) {                                          \
     const int l = lid + p * WGS;                                          \
     pb[p] = *(__global const REAL4*)(B + ((k0) + l / (TSN / 4)) * N + j0 + (l % (TSN / 4)) * 4); \
   }
 #define STORE(buf)                                      \
+  _Pragma("unroll") \
   for (int p = 0; p < LA; ++p) {                        \
     const int l = lid + p * WGS;                        \
     const int r = l / (TSK / 4), c = (l % (TSK / 4)) * 4; \
@@ -70,25 +86,30 @@
     ((__local REAL*)As[buf][c + 2])[r] = pa[p].z;       \
     ((__local REAL*)As[buf][c + 3])[r] = pa[p].w;       \
   }                                                     \
+  _Pragma("unroll") \
   for (int p = 0; p < LB; ++p) {                        \
     const int l = lid + p * WGS;                        \
-    Bs[buf][l / (TSN / 4)][l % (TSN / 4)] = pb[p];     \
+    ((__local REAL4*)Bs[buf][l / (TSN / 4)])[l % (TSN / 4)] = pb[p]; \
   }
 #else
 #define PREFETCH(k0)                                                                   \
+  _Pragma("unroll") \
   for (int p = 0; p < 4 * LA; ++p) {                                                   \
     const int l = lid + p * WGS, r = l / TSK, c = l % TSK;                             \
     pa[p] = (i0 + r < M && (k0) + c < K) ? A[(i0 + r) * K + (k0) + c] : 0;             \
   }                                                                                    \
+  _Pragma("unroll") \
   for (int p = 0; p < 4 * LB; ++p) {                                                   \
     const int l = lid + p * WGS, r = l / TSN, c = l % TSN;                             \
     pb[p] = ((k0) + r < K && j0 + c < N) ? B[((k0) + r) * N + j0 + c] : 0;             \
   }
 #define STORE(buf)                                                   \
+  _Pragma("unroll") \
   for (int p = 0; p < 4 * LA; ++p) {                                 \
     const int l = lid + p * WGS;                                     \
     ((__local REAL*)As[buf][l % TSK])[l / TSK] = pa[p];              \
   }                                                                  \
+  _Pragma("unroll") \
   for (int p = 0; p < 4 * LB; ++p) {                                 \
     const int l = lid + p * WGS;                                     \
     ((__local REAL*)Bs[buf][l / TSN])[l % TSN] = pb[p];              \
@@ -98,23 +119,56 @@
 __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtiled(
     const int M, const int N, const int K, __global const REAL* A, __global const REAL* B,
     __global REAL* C) {
-  // Declared as 4-vectors so every vector read is 16-byte aligned (one wide load, not four).
-  __local REAL4 As[2][TSK][(TSM + PAD) / 4];  // two slices of A, transposed: As[buf][k][i/4]
-  __local REAL4 Bs[2][TSK][TSN / 4];          // two slices of B: Bs[buf][k][j/4]
   const int tj = get_local_id(0);
   const int ti = get_local_id(1);
-  const int lid = ti * RTSN + tj;
   const int i0 = get_group_id(1) * TSM;
   const int j0 = get_group_id(0) * TSN;
+  REALV acc[WPTM][WPTN / VWN];
+#pragma unroll
+  for (int wm = 0; wm < WPTM; ++wm)
+#pragma unroll
+    for (int wn = 0; wn < WPTN / VWN; ++wn) acc[wm][wn] = (REALV)(0);
+
+#if !STAGE
+  // The CPU shape: no local memory and no barrier. On a CPU local memory is ordinary cached
+  // memory, and a barrier makes PoCL keep every work-item's accumulators in memory between the
+  // loops it runs around each barrier; here they stay in registers. PoCL runs the group's
+  // work-items one after another on one core, so the panel of B the first one reads is in cache
+  // for the others. Each work-item owns WPTM consecutive rows and WPTN consecutive columns.
+  const int ib = i0 + ti * WPTM;
+  const int jb = j0 + tj * WPTN;
+  for (int k = 0; k < K; ++k) {
+    REALV b[WPTN / VWN];
+#pragma unroll
+    for (int wn = 0; wn < WPTN / VWN; ++wn) {
+      const int j = jb + VWN * wn;
+#if EXACT
+      b[wn] = *(__global const REALV*)(B + k * N + j);
+#else
+      REAL v[VWN];
+#pragma unroll
+      for (int c = 0; c < VWN; ++c) v[c] = j + c < N ? B[k * N + j + c] : 0;
+      b[wn] = XCAT(vload, VWN)(0, v);
+#endif
+    }
+#pragma unroll
+    for (int wm = 0; wm < WPTM; ++wm) {
+      const REAL a = (EXACT || ib + wm < M) ? A[(ib + wm) * K + k] : 0;
+#pragma unroll
+      for (int wn = 0; wn < WPTN / VWN; ++wn) acc[wm][wn] += a * b[wn];
+    }
+  }
+#else
+  // Declared as 4-vectors so every vector read is 16-byte aligned (one wide load, not four).
+  __local REAL4 As[2][TSK][(TSM + PAD) / 4];  // two slices of A, transposed: As[buf][k][i/4]
+  __local REALV Bs[2][TSK][TSN / VWN];        // two slices of B: Bs[buf][k][j/VWN]
+  const int lid = ti * RTSN + tj;
 #if EXACT
   REAL4 pa[LA], pb[LB];  // the prefetched next slice
 #else
   REAL pa[4 * LA], pb[4 * LB];
 #endif
 
-  REAL4 acc[WPTM][WPTN / 4];
-  for (int wm = 0; wm < WPTM; ++wm)
-    for (int wn4 = 0; wn4 < WPTN / 4; ++wn4) acc[wm][wn4] = (REAL4)(0);
 
   PREFETCH(0)
   STORE(0)
@@ -126,19 +180,23 @@ __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtil
       PREFETCH(k0 + TSK)  // global reads in flight during the arithmetic below
     }
 
-    // WPTM×WPTN multiply-adds per k from WPTM/4 + WPTN/4 vector reads of local memory.
+    // WPTM×WPTN multiply-adds per k from WPTM/4 + WPTN/VWN vector reads of local memory.
 #pragma unroll
     for (int k = 0; k < TSK; ++k) {
       REAL4 a[WPTM / 4];
-      REAL4 b[WPTN / 4];
+      REALV b[WPTN / VWN];
+#pragma unroll
       for (int wm4 = 0; wm4 < WPTM / 4; ++wm4) a[wm4] = As[buf][k][ti + RTSM * wm4];
-      for (int wn4 = 0; wn4 < WPTN / 4; ++wn4) b[wn4] = Bs[buf][k][tj + RTSN * wn4];
+#pragma unroll
+      for (int wn = 0; wn < WPTN / VWN; ++wn) b[wn] = Bs[buf][k][tj + RTSN * wn];
+#pragma unroll
       for (int wm4 = 0; wm4 < WPTM / 4; ++wm4) {
-        for (int wn4 = 0; wn4 < WPTN / 4; ++wn4) {
-          acc[4 * wm4 + 0][wn4] += a[wm4].x * b[wn4];
-          acc[4 * wm4 + 1][wn4] += a[wm4].y * b[wn4];
-          acc[4 * wm4 + 2][wn4] += a[wm4].z * b[wn4];
-          acc[4 * wm4 + 3][wn4] += a[wm4].w * b[wn4];
+#pragma unroll
+        for (int wn = 0; wn < WPTN / VWN; ++wn) {
+          acc[4 * wm4 + 0][wn] += a[wm4].x * b[wn];
+          acc[4 * wm4 + 1][wn] += a[wm4].y * b[wn];
+          acc[4 * wm4 + 2][wn] += a[wm4].z * b[wn];
+          acc[4 * wm4 + 3][wn] += a[wm4].w * b[wn];
         }
       }
     }
@@ -151,17 +209,30 @@ __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtil
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 
+#endif
+
   // Store the WPTM×WPTN results.
+#pragma unroll
   for (int wm = 0; wm < WPTM; ++wm) {
+#if STAGE
     const int i = i0 + 4 * (ti + RTSM * (wm / 4)) + wm % 4;
-    for (int wn4 = 0; wn4 < WPTN / 4; ++wn4) {
-      const int j = j0 + 4 * (tj + RTSN * wn4);
+#else
+    const int i = ib + wm;
+#endif
+#pragma unroll
+    for (int wn = 0; wn < WPTN / VWN; ++wn) {
+#if STAGE
+      const int j = j0 + VWN * (tj + RTSN * wn);
+#else
+      const int j = jb + VWN * wn;
+#endif
 #if EXACT
-      *(__global REAL4*)(C + i * N + j) = acc[wm][wn4];
+      *(__global REALV*)(C + i * N + j) = acc[wm][wn];
 #else
       if (i < M) {
-        const REAL v[4] = {acc[wm][wn4].x, acc[wm][wn4].y, acc[wm][wn4].z, acc[wm][wn4].w};
-        for (int c = 0; c < 4 && j + c < N; ++c) C[i * N + j + c] = v[c];
+        REAL v[VWN];
+        VSTOREV(acc[wm][wn], 0, v);
+                for (int c = 0; c < VWN && j + c < N; ++c) C[i * N + j + c] = v[c];
       }
 #endif
     }

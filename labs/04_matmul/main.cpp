@@ -14,10 +14,11 @@ struct Settings {
   std::uint64_t n = 512, m = 0, k = 0, cols = 0;  // -n square; -M -N -K override one dimension
   std::string variant = "all";
   std::string dtype = "float";
-  std::string regtile;  // TSM,TSN,TSK,WPTM,WPTN
+  std::string regtile;  // TSM,TSN,TSK,WPTM,WPTN[,VWN]
   std::uint64_t local = 0, ts = 0, kmax = 0;
   double peak = 0;
   bool peers = false;
+  std::string staging;
 };
 
 template <typename T>
@@ -98,7 +99,11 @@ int main(int argc, char** argv) {
     cli.add_size("--ts", s.ts, "tiled: tile side TS (work-group TSxTS)");
     cli.add_size("--kmax", s.kmax, "row_private, row_local: capacity of a row of A (default 1024)");
     cli.app().add_option("--regtile", s.regtile,
-                         "regtiled: TSM,TSN,TSK,WPTM,WPTN (default chosen for the device)");
+                         "regtiled: TSM,TSN,TSK,WPTM,WPTN[,VWN] (default chosen for the device)");
+    cli.app().add_option("--staging", s.staging,
+                         "regtiled: stage slices in local memory or read through the caches "
+                         "(default: local on a GPU, cache on a CPU)")
+        ->check(CLI::IsMember({"local", "cache"}));
     cli.app().add_option("--peak", s.peak, "FP32 peak in GFLOP/s (default: an estimate)");
     cli.app().add_flag("--peers", s.peers,
                        "Also time OpenBLAS (host) and CLBlast (device) SGEMM, when installed");
@@ -125,10 +130,14 @@ int main(int argc, char** argv) {
     if (s.kmax) tuning.kmax = static_cast<int>(s.kmax);
     if (!s.regtile.empty()) {
       const auto v = lab::parse_size_list("--regtile", s.regtile);
-      if (v.size() != 5) throw lab::UsageError("--regtile takes five sizes: TSM,TSN,TSK,WPTM,WPTN");
+      if (v.size() != 5 && v.size() != 6) {
+        throw lab::UsageError("--regtile takes five or six sizes: TSM,TSN,TSK,WPTM,WPTN[,VWN]");
+      }
       tuning.tsm = int(v[0]), tuning.tsn = int(v[1]), tuning.tsk = int(v[2]);
       tuning.wptm = int(v[3]), tuning.wptn = int(v[4]);
+      if (v.size() == 6) tuning.vwn = int(v[5]);
     }
+    if (!s.staging.empty()) tuning.stage = s.staging == "local";
     matmul::Peak peak = matmul::estimate_fp32_peak(env.device);
     if (s.peak > 0) peak = {s.peak, "given with --peak"};
     const std::size_t element = 4;  // float and int

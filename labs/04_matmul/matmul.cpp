@@ -42,7 +42,7 @@ Shape launch_shape(const std::string& variant, const Dims& d, const Tuning& t) {
 std::uint64_t local_bytes(const std::string& variant, const Tuning& t, std::size_t element) {
   if (variant == "tiled") return 2ull * t.ts * t.ts * element;
   if (variant == "row_local") return static_cast<std::uint64_t>(t.kmax) * element;
-  if (variant == "regtiled") return 2ull * t.tsk * (t.tsm + 4 + t.tsn) * element;  // 2 buffers
+  if (variant == "regtiled" && t.stage) return 2ull * t.tsk * (t.tsm + 4 + t.tsn) * element;
   return 0;
 }
 
@@ -68,6 +68,8 @@ std::vector<std::pair<std::string, std::string>> kernel_defines(const std::strin
     add("TSK", t.tsk);
     add("WPTM", t.wptm);
     add("WPTN", t.wptn);
+    add("VWN", t.vwn);
+    add("STAGE", t.stage);
     add("EXACT", d.M % t.tsm == 0 && d.N % t.tsn == 0 && d.K % t.tsk == 0);
   }
   return defs;
@@ -109,18 +111,22 @@ std::string Dims::text() const {
 
 std::string Tuning::regtile_text() const {
   return std::to_string(tsm) + "," + std::to_string(tsn) + "," + std::to_string(tsk) + "," +
-         std::to_string(wptm) + "," + std::to_string(wptn);
+         std::to_string(wptm) + "," + std::to_string(wptn) + "," + std::to_string(vwn);
 }
 
 Tuning default_tuning(const cl::Device& device) {
   Tuning t;
   if (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return t;
-  // CPU (PoCL): a 64×64 block per work-group of 8×8 work-items, each computing 8×8 elements.
-  t.tsm = 64;
-  t.tsn = 64;
-  t.tsk = 16;
+  // CPU (PoCL): no local staging; groups of 8 work-items stacked along i share a panel of B
+  // through the cache, each computing 8×(2 SIMD vectors) elements in registers.
+  const int width = static_cast<int>(device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>());
+  t.stage = false;
+  t.vwn = width >= 16 ? 16 : (width >= 8 ? 8 : 4);
   t.wptm = 8;
-  t.wptn = 8;
+  t.wptn = 2 * t.vwn;
+  t.tsn = t.wptn;
+  t.tsm = 64;
+  t.tsk = 4;
   return t;
 }
 
@@ -215,11 +221,11 @@ std::string capacity_problem(const std::string& variant, const Dims& dims, const
            "choose another variant";
   }
   if (variant == "regtiled") {
-    if (t.wptm % 4 != 0 || t.wptn % 4 != 0 || t.tsk % 4 != 0 || t.tsm % t.wptm != 0 ||
-        t.tsn % t.wptn != 0) {
+    if (t.wptm % 4 != 0 || t.tsk % 4 != 0 || t.tsm % t.wptm != 0 || t.tsn % t.wptn != 0 ||
+        (t.vwn != 4 && t.vwn != 8 && t.vwn != 16) || t.wptn % t.vwn != 0) {
       return "--regtile " + t.regtile_text() +
-             ": WPTM, WPTN and TSK must be multiples of 4, and TSM and TSN multiples of WPTM "
-             "and WPTN";
+             ": WPTM and TSK must be multiples of 4, VWN 4, 8 or 16 and a divisor of WPTN, and "
+             "TSM and TSN multiples of WPTM and WPTN";
     }
     const int group = (t.tsm / t.wptm) * (t.tsn / t.wptn);
     if ((t.tsm * t.tsk) % (4 * group) != 0 || (t.tsk * t.tsn) % (4 * group) != 0) {

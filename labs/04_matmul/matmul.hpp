@@ -30,7 +30,9 @@ struct Tuning {
   int tsk = 8;
   int wptm = 8;
   int wptn = 8;
-  std::string regtile_text() const;  // "128,128,16,8,8"
+  int vwn = 4;        // regtiled: vector width along j (4, 8 or 16)
+  bool stage = true;  // regtiled: stage slices in local memory (GPU) or read through caches (CPU)
+  std::string regtile_text() const;  // "128,128,8,8,8,4"
 };
 
 // Tunables shaped for the device: on a GPU, large register tiles and a 256-work-item group fill
