@@ -137,7 +137,9 @@ __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtil
   // for the others. Each work-item owns WPTM consecutive rows and WPTN consecutive columns.
   const int ib = i0 + ti * WPTM;
   const int jb = j0 + tj * WPTN;
-  for (int k = 0; k < K; ++k) {
+  for (int k0 = 0; k0 < K; k0 += TSK) {
+  const int k_end = min(k0 + TSK, K);
+  for (int k = k0; k < k_end; ++k) {
     REALV b[WPTN / VWN];
 #pragma unroll
     for (int wn = 0; wn < WPTN / VWN; ++wn) {
@@ -157,6 +159,11 @@ __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtil
 #pragma unroll
       for (int wn = 0; wn < WPTN / VWN; ++wn) acc[wm][wn] += a * b[wn];
     }
+  }
+  // No data is shared through local memory, but the barrier makes PoCL run all work-items of
+  // the group through this slice of K before any starts the next: the slice of the panel of B
+  // they all read stays in the core's L1/L2 cache.
+  barrier(CLK_LOCAL_MEM_FENCE);
   }
 #else
   // Declared as 4-vectors so every vector read is 16-byte aligned (one wide load, not four).

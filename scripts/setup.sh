@@ -3,6 +3,9 @@
 # are missing (apt-get, through sudo when not root). Safe to run again: it installs nothing twice.
 # A tool already on PATH (a cmake from elsewhere, say) counts as present. LAB_SKIP_SETUP=1 skips
 # this step, for machines whose packages are managed some other way.
+#   scripts/setup.sh            what building, the labs and the tests need
+#   scripts/setup.sh plots      also python3-matplotlib (scripts/plot_sweep.py)
+#   scripts/setup.sh peers      also OpenBLAS and CLBlast (matmul --peers)
 set -euo pipefail
 [[ "${LAB_SKIP_SETUP:-0}" == 1 ]] && exit 0
 
@@ -16,6 +19,13 @@ packages=(
   oclgrind                             # kernel checks: races, out-of-bounds, uninitialised reads
   clinfo                               # device_info is checked against it
 )
+for extra in "$@"; do
+  case "$extra" in
+    plots) packages+=(python3-matplotlib) ;;
+    peers) packages+=(libopenblas0-pthread libclblast1) ;;
+    *) echo "setup: unknown extra '$extra' (plots, peers)" >&2; exit 2 ;;
+  esac
+done
 
 # Packages that are tools: present when the command is on PATH, however it was installed.
 declare -A command_of=([g++]=g++ [cmake]=cmake [make]=make [oclgrind]=oclgrind [clinfo]=clinfo)

@@ -71,8 +71,10 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   report.details()["dtype"] = s.dtype;
   report.details()["peak_gflops"] = peak.gflops;
   report.details()["peak_how"] = peak.how;
-  report.details()["tuning"] = {{"local_2d", tuning.local_2d}, {"local_1d", tuning.local_1d},
-                                {"ts", tuning.ts},             {"kmax", tuning.kmax},
+  report.details()["tuning"] = {{"local_2d", tuning.local_2d},
+                                {"local_1d", tuning.local_1d},
+                                {"ts", tuning.ts},
+                                {"kmax", tuning.kmax},
                                 {"regtile", tuning.regtile_text()}};
   report.print(cli.format(), std::cout);
   cli.out() << "Peak: " << peak.how << "\n";
@@ -82,70 +84,79 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
 }  // namespace
 
 int main(int argc, char** argv) {
-  return lab::run_main(argc, argv, "matmul", "C = A·B up the optimisation ladder", [](lab::Cli& cli) {
-    // 1. Options
-    Settings s;
-    cli.add_size("-n,--size", s.n, "Square size: M = N = K (default 512)");
-    cli.add_size("-M", s.m, "Rows of A and C (overrides -n)");
-    cli.add_size("-N", s.cols, "Columns of B and C (overrides -n)");
-    cli.add_size("-K", s.k, "Columns of A, rows of B (overrides -n)");
-    std::vector<std::string> choices = matmul::variant_names();
-    choices.push_back("all");
-    cli.app().add_option("--variant", s.variant, "naive|row|row_private|row_local|tiled|regtiled|all")
-        ->check(CLI::IsMember(choices));
-    cli.app().add_option("--dtype", s.dtype, "Element type: float or int (exact)")
-        ->check(CLI::IsMember({"float", "int"}));
-    cli.add_size("--local", s.local, "Work-group size: naive uses LxL, the row variants L");
-    cli.add_size("--ts", s.ts, "tiled: tile side TS (work-group TSxTS)");
-    cli.add_size("--kmax", s.kmax, "row_private, row_local: capacity of a row of A (default 1024)");
-    cli.app().add_option("--regtile", s.regtile,
-                         "regtiled: TSM,TSN,TSK,WPTM,WPTN[,VWN] (default chosen for the device)");
-    cli.app().add_option("--staging", s.staging,
-                         "regtiled: stage slices in local memory or read through the caches "
-                         "(default: local on a GPU, cache on a CPU)")
-        ->check(CLI::IsMember({"local", "cache"}));
-    cli.app().add_option("--peak", s.peak, "FP32 peak in GFLOP/s (default: an estimate)");
-    cli.app().add_flag("--peers", s.peers,
-                       "Also time OpenBLAS (host) and CLBlast (device) SGEMM, when installed");
-    cli.parse();
-    const auto& opt = cli.options();
-    const matmul::Dims dims{static_cast<int>(s.m ? s.m : s.n), static_cast<int>(s.cols ? s.cols : s.n),
-                            static_cast<int>(s.k ? s.k : s.n)};
-    const std::uint64_t largest = std::max({std::uint64_t(dims.M) * dims.K,
-                                            std::uint64_t(dims.K) * dims.N,
-                                            std::uint64_t(dims.M) * dims.N});
-    if (std::max({s.m, s.cols, s.k, s.n}) > (1u << 30) || largest >= (std::uint64_t{1} << 31)) {
-      throw lab::UsageError("matrices of more than 2^31 elements are not supported (the kernels "
-                            "index with int): choose smaller sizes");
-    }
-    if (!opt.kernel_file.empty() && s.variant == "all") {
-      throw lab::UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
-    }
+  return lab::run_main(
+      argc, argv, "matmul", "C = A·B up the optimisation ladder", [](lab::Cli& cli) {
+        // 1. Options
+        Settings s;
+        cli.add_size("-n,--size", s.n, "Square size: M = N = K (default 512)");
+        cli.add_size("-M,--rows", s.m, "M: rows of A and C (overrides -n)");
+        cli.add_size("-N,--cols", s.cols, "N: columns of B and C (overrides -n)");
+        cli.add_size("-K,--inner", s.k, "K: columns of A, rows of B (overrides -n)");
+        std::vector<std::string> choices = matmul::variant_names();
+        choices.push_back("all");
+        cli.app()
+            .add_option("--variant", s.variant,
+                        "naive|row|row_private|row_local|tiled|regtiled|all")
+            ->check(CLI::IsMember(choices));
+        cli.app()
+            .add_option("--dtype", s.dtype, "Element type: float or int (exact)")
+            ->check(CLI::IsMember({"float", "int"}));
+        cli.add_size("--local", s.local, "Work-group size: naive uses LxL, the row variants L");
+        cli.add_size("--ts", s.ts, "tiled: tile side TS (work-group TSxTS)");
+        cli.add_size("--kmax", s.kmax,
+                     "row_private, row_local: capacity of a row of A (default 1024)");
+        cli.app().add_option(
+            "--regtile", s.regtile,
+            "regtiled: TSM,TSN,TSK,WPTM,WPTN[,VWN] (default chosen for the device)");
+        cli.app()
+            .add_option("--staging", s.staging,
+                        "regtiled: stage slices in local memory or read through the caches "
+                        "(default: local on a GPU, cache on a CPU)")
+            ->check(CLI::IsMember({"local", "cache"}));
+        cli.app().add_option("--peak", s.peak, "FP32 peak in GFLOP/s (default: an estimate)");
+        cli.app().add_flag("--peers", s.peers,
+                           "Also time OpenBLAS (host) and CLBlast (device) SGEMM, when installed");
+        cli.parse();
+        const auto& opt = cli.options();
+        const matmul::Dims dims{static_cast<int>(s.m ? s.m : s.n),
+                                static_cast<int>(s.cols ? s.cols : s.n),
+                                static_cast<int>(s.k ? s.k : s.n)};
+        const std::uint64_t largest =
+            std::max({std::uint64_t(dims.M) * dims.K, std::uint64_t(dims.K) * dims.N,
+                      std::uint64_t(dims.M) * dims.N});
+        if (std::max({s.m, s.cols, s.k, s.n}) > (1u << 30) || largest >= (std::uint64_t{1} << 31)) {
+          throw lab::UsageError(
+              "matrices of more than 2^31 elements are not supported (the kernels "
+              "index with int): choose smaller sizes");
+        }
+        if (!opt.kernel_file.empty() && s.variant == "all") {
+          throw lab::UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
+        }
 
-    // 2. Device, and the tunables shaped for it
-    lab::Env env = lab::open_device(opt, cli.out());
-    matmul::Tuning tuning = matmul::default_tuning(env.device);
-    if (s.local) tuning.local_1d = tuning.local_2d = static_cast<int>(s.local);
-    if (s.ts) tuning.ts = static_cast<int>(s.ts);
-    if (s.kmax) tuning.kmax = static_cast<int>(s.kmax);
-    if (!s.regtile.empty()) {
-      const auto v = lab::parse_size_list("--regtile", s.regtile);
-      if (v.size() != 5 && v.size() != 6) {
-        throw lab::UsageError("--regtile takes five or six sizes: TSM,TSN,TSK,WPTM,WPTN[,VWN]");
-      }
-      tuning.tsm = int(v[0]), tuning.tsn = int(v[1]), tuning.tsk = int(v[2]);
-      tuning.wptm = int(v[3]), tuning.wptn = int(v[4]);
-      if (v.size() == 6) tuning.vwn = int(v[5]);
-    }
-    if (!s.staging.empty()) tuning.stage = s.staging == "local";
-    matmul::Peak peak = matmul::estimate_fp32_peak(env.device);
-    if (s.peak > 0) peak = {s.peak, "given with --peak"};
-    const std::size_t element = 4;  // float and int
-    lab::check_memory(env, largest * element, 3, 5, "size");
-    cli.out() << "C = A·B, " << dims.text() << ", " << s.dtype << ", regtile " << tuning.regtile_text()
-              << ", tiled TS " << tuning.ts << "\n";
+        // 2. Device, and the tunables shaped for it
+        lab::Env env = lab::open_device(opt, cli.out());
+        matmul::Tuning tuning = matmul::default_tuning(env.device);
+        if (s.local) tuning.local_1d = tuning.local_2d = static_cast<int>(s.local);
+        if (s.ts) tuning.ts = static_cast<int>(s.ts);
+        if (s.kmax) tuning.kmax = static_cast<int>(s.kmax);
+        if (!s.regtile.empty()) {
+          const auto v = lab::parse_size_list("--regtile", s.regtile);
+          if (v.size() != 5 && v.size() != 6) {
+            throw lab::UsageError("--regtile takes five or six sizes: TSM,TSN,TSK,WPTM,WPTN[,VWN]");
+          }
+          tuning.tsm = int(v[0]), tuning.tsn = int(v[1]), tuning.tsk = int(v[2]);
+          tuning.wptm = int(v[3]), tuning.wptn = int(v[4]);
+          if (v.size() == 6) tuning.vwn = int(v[5]);
+        }
+        if (!s.staging.empty()) tuning.stage = s.staging == "local";
+        matmul::Peak peak = matmul::estimate_fp32_peak(env.device);
+        if (s.peak > 0) peak = {s.peak, "given with --peak"};
+        const std::size_t element = 4;  // float and int
+        lab::check_memory(env, largest * element, 3, 5, "size");
+        cli.out() << "C = A·B, " << dims.text() << ", " << s.dtype << ", regtile "
+                  << tuning.regtile_text() << ", tiled TS " << tuning.ts << "\n";
 
-    return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning, peak)
-                            : run<float>(cli, env, s, dims, tuning, peak);
-  });
+        return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning, peak)
+                                : run<float>(cli, env, s, dims, tuning, peak);
+      });
 }

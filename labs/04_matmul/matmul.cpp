@@ -95,7 +95,8 @@ void reference_rows(Problem<T>& p, int begin, int end) {
         }
       }
       for (int r = 0; r < rows; ++r) {
-        std::copy(&acc[static_cast<std::size_t>(r) * JB], &acc[static_cast<std::size_t>(r) * JB] + cols,
+        std::copy(&acc[static_cast<std::size_t>(r) * JB],
+                  &acc[static_cast<std::size_t>(r) * JB] + cols,
                   &p.C_ref[static_cast<std::size_t>(ib + r) * N + jb]);
       }
     }
@@ -117,7 +118,7 @@ std::string Tuning::regtile_text() const {
 Tuning default_tuning(const cl::Device& device) {
   Tuning t;
   if (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return t;
-  // CPU (PoCL): no local staging; groups of 8 work-items stacked along i share a panel of B
+  // CPU (PoCL): no local staging; groups of 16 work-items stacked along i share a panel of B
   // through the cache, each computing 8×(2 SIMD vectors) elements in registers.
   const int width = static_cast<int>(device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>());
   t.stage = false;
@@ -125,8 +126,8 @@ Tuning default_tuning(const cl::Device& device) {
   t.wptm = 8;
   t.wptn = 2 * t.vwn;
   t.tsn = t.wptn;
-  t.tsm = 64;
-  t.tsk = 4;
+  t.tsm = 128;  // 16 work-items per group share the panel of B
+  t.tsk = 64;   // slices of K the whole group finishes before the next (cache blocking)
   return t;
 }
 
@@ -197,7 +198,8 @@ Problem<T> make_problem(const Dims& dims, std::uint64_t seed) {
     std::vector<double> b_max(dims.K, 0.0);
     for (int k = 0; k < dims.K; ++k) {
       for (int j = 0; j < dims.N; ++j) {
-        b_max[k] = std::max(b_max[k], std::fabs(double(p.B[static_cast<std::size_t>(k) * dims.N + j])));
+        b_max[k] =
+            std::max(b_max[k], std::fabs(double(p.B[static_cast<std::size_t>(k) * dims.N + j])));
       }
     }
     for (int i = 0; i < dims.M; ++i) {
@@ -231,7 +233,8 @@ std::string capacity_problem(const std::string& variant, const Dims& dims, const
     if ((t.tsm * t.tsk) % (4 * group) != 0 || (t.tsk * t.tsn) % (4 * group) != 0) {
       return "--regtile " + t.regtile_text() + ": each of the " + std::to_string(group) +
              " work-items must copy a whole number of 4-vectors of each slice, so TSM*TSK and "
-             "TSK*TSN must be multiples of " + std::to_string(4 * group) + ": raise TSK";
+             "TSK*TSN must be multiples of " +
+             std::to_string(4 * group) + ": raise TSK";
     }
   }
   return "";
@@ -292,7 +295,8 @@ lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
                             lab::format_bytes(double(available)) + ": " +
                             local_memory_advice(variant));
   }
-  const std::uint64_t group = shape.local.size() == 2 ? shape.local[0] * shape.local[1] : shape.local[0];
+  const std::uint64_t group =
+      shape.local.size() == 2 ? shape.local[0] * shape.local[1] : shape.local[0];
   const std::uint64_t device_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   if (group > device_max) {
     throw lab::RuntimeError("matmul_" + variant + " would use work-groups of " +
@@ -311,9 +315,9 @@ lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
 
   lab::HostVector<T> C(static_cast<std::size_t>(d.M) * d.N);
   const auto launch = [&] {
-    return kernel(cl::EnqueueArgs(env.queue, lab::to_ndrange(shape.global),
-                                  lab::to_ndrange(shape.local)),
-                  d.M, d.N, d.K, buffers.a, buffers.b, buffers.c);
+    return kernel(
+        cl::EnqueueArgs(env.queue, lab::to_ndrange(shape.global), lab::to_ndrange(shape.local)),
+        d.M, d.N, d.K, buffers.a, buffers.b, buffers.c);
   };
 
   // One launch first; a variant that takes seconds gets fewer repetitions.
@@ -343,8 +347,8 @@ template lab::CheckResult check_result<float>(const lab::HostVector<float>&, con
                                               const std::string&);
 template lab::CheckResult check_result<int>(const lab::HostVector<int>&, const Problem<int>&,
                                             const std::string&);
-template lab::Result run_variant<float>(const std::string&, const Problem<float>&,
-                                        const Buffers&, Context&);
+template lab::Result run_variant<float>(const std::string&, const Problem<float>&, const Buffers&,
+                                        Context&);
 template lab::Result run_variant<int>(const std::string&, const Problem<int>&, const Buffers&,
                                       Context&);
 
