@@ -15,7 +15,7 @@ mkdir -p "$(dirname "$out")"
 
 run() { "$bin/vector_add" --csv --reps 20 --warmup 3 "$@" | tail -n +2; }
 {
-  echo "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,status,args"
+  echo "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,speedup,status,args"
   for exponent in 20 22 24 26; do
     for args in "" "--local 256"; do
       echo "$(run -n "2^$exponent" $args),-n 2^$exponent $args"

@@ -86,14 +86,14 @@ void Report::print(OutputFormat format, std::ostream& out) const {
     return;
   }
   if (format == OutputFormat::csv) {
-    out << "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,status\n";
+    out << "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,speedup,status\n";
     for (const auto& r : results_) {
       out << csv_field(lab_) << ',' << csv_field(device_) << ',' << csv_field(r.variant) << ','
           << csv_field(r.size) << ',' << (r.time ? fixed(r.time->median, 9) : "") << ','
           << (r.time ? fixed(r.time->min, 9) : "") << ','
           << (r.unit.empty() ? "" : fixed(r.rate, 3)) << ',' << r.unit << ','
           << (r.percent ? fixed(*r.percent, 1) : "") << ',' << csv_field(r.reference) << ','
-          << status(r) << "\n";
+          << (r.speedup ? fixed(*r.speedup, 3) : "") << ',' << status(r) << "\n";
     }
     return;
   }

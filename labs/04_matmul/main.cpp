@@ -35,37 +35,32 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   const std::vector<std::string> variants =
       all ? matmul::variant_names() : std::vector<std::string>{s.variant};
   matmul::Context context{env, opt, cli.out(), tuning, peak};
-  lab::Report report("matmul", env.device_name());
+  std::vector<lab::Result> rows;
   for (const auto& variant : variants) {
     const std::string limit = matmul::capacity_problem(variant, dims, tuning);
     if (all && !limit.empty()) {
       cli.out() << "  (skipped " << limit << ")\n";
       continue;
     }
-    report.add(matmul::run_variant(variant, problem, buffers, context));
+    rows.push_back(matmul::run_variant(variant, problem, buffers, context));
   }
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {
-      if (auto row = matmul::run_openblas(problem, opt, cli.out())) report.add(*row);
+      if (auto row = matmul::run_openblas(problem, opt, cli.out())) rows.push_back(*row);
       if (auto row = matmul::run_clblast(env, problem, buffers, opt, peak, cli.out())) {
-        report.add(*row);
+        rows.push_back(*row);
       }
     }
   }
 
-  // 8. Report: speed-up over naive when it ran
-  const auto& rows = report.results();
+  // 8. Report, with the speed-up over naive when it ran
   const auto naive = std::find_if(rows.begin(), rows.end(),
                                   [](const lab::Result& r) { return r.variant == "naive"; });
-  if (naive != rows.end()) {
-    const double base = naive->rate;
-    std::vector<lab::Result> with_speedup = rows;
-    lab::Report final_report("matmul", env.device_name());
-    for (auto& row : with_speedup) {
-      row.speedup = row.rate / base;
-      final_report.add(row);
-    }
-    report = final_report;
+  const double naive_rate = naive != rows.end() ? naive->rate : 0.0;
+  lab::Report report("matmul", env.device_name());
+  for (auto& row : rows) {
+    if (naive_rate > 0) row.speedup = row.rate / naive_rate;
+    report.add(row);
   }
   report.details()["dims"] = {{"M", dims.M}, {"N", dims.N}, {"K", dims.K}};
   report.details()["dtype"] = s.dtype;

@@ -44,9 +44,24 @@ TEST(Report, CsvHasHeaderAndOneRowPerResult) {
   std::ostringstream out;
   report.print(lab::OutputFormat::csv, out);
   EXPECT_EQ(out.str(),
-            "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,status\n"
-            "lab,\"dev,ice\",naive,n=8,0.002000000,0.001000000,1.500,GB/s,,,PASSED\n");
+            "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,speedup,status\n"
+            "lab,\"dev,ice\",naive,n=8,0.002000000,0.001000000,1.500,GB/s,,,,PASSED\n");
   EXPECT_EQ(report.exit_code(), 0);
+}
+
+TEST(Report, SpeedupAppearsInCsvAndJson) {
+  lab::Report report("lab", "dev");
+  lab::Result r;
+  r.variant = "tiled";
+  r.rate = 2;
+  r.unit = "GFLOP/s";
+  r.speedup = 4.0;
+  r.passed = true;
+  report.add(r);
+  std::ostringstream out;
+  report.print(lab::OutputFormat::csv, out);
+  EXPECT_NE(out.str().find(",4.000,PASSED"), std::string::npos) << out.str();
+  EXPECT_DOUBLE_EQ(report.json()["results"][0]["speedup"].get<double>(), 4.0);
 }
 
 TEST(Report, JsonAndFailure) {
