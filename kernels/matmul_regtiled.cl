@@ -1,22 +1,25 @@
 // matmul_regtiled.cl: C = A·B with register and block tiling. A work-group computes a TSM×TSN
 // block of C; each work-item computes WPTM×WPTN elements of it, kept in registers, from TSK-wide
-// slices of A and B staged in local memory. Every value read from local memory is used WPTN or
-// WPTM times from registers, which is what makes this variant fast.
+// slices of A and B. Every value brought into registers is used WPTN or WPTM times, which is
+// what makes this variant fast.
 // Indices: i0,j0 the block's first row/column; ti,tj the work-item (local ids 1 and 0); k0 the
 // first column of A (row of B) of the current slice; wm,wn the work-item's element inside its
 // WPTM×WPTN set; l walks the elements a work-item loads.
 // Row-major A (M×K), B (K×N), C (M×N); REAL is float or int, REAL4 its 4-vector.
-// Ownership is strided by vectors: work-item (ti,tj) owns rows 4*ti + 4*RTSM*wm4 + (0..3) and
-// columns VWN*tj + VWN*RTSN*wn + (0..VWN-1) of the block, so neighbouring work-items read
-// neighbouring vectors from local memory (no bank conflicts on a GPU) and write neighbouring
-// vectors of C (coalesced). VWN = 4 suits a GPU; a CPU wants its SIMD width (16 floats for
-// AVX-512) and one work-item per row of the group (TSN = WPTN), so PoCL need not vectorize
-// across work-items.
+// Two shapes (STAGE, chosen by the host from the device):
+// - STAGE=1, the GPU shape: slices are staged in double-buffered local memory, and ownership is
+//   strided by vectors: work-item (ti,tj) owns rows 4*ti + 4*RTSM*wm4 + (0..3) and columns
+//   VWN*tj + VWN*RTSN*wn + (0..VWN-1) of the block, so neighbouring work-items read neighbouring
+//   vectors of local memory (no bank conflicts) and write neighbouring vectors of C (coalesced).
+// - STAGE=0, the CPU shape: no local memory; a work-item owns WPTM consecutive rows and WPTN
+//   consecutive columns and reads A and B through the caches, with VWN as wide as the SIMD unit
+//   (16 floats for AVX-512) and one work-item per row of the group (TSN = WPTN), so PoCL need not
+//   vectorize across work-items. TSK is then the slice of K the group finishes together.
 // Any M, N, K >= 1: tiles reaching past the matrices load zeros and store nothing.
-// Assumes each work-item copies a whole number of 4-vectors of each slice (the host checks
-// TSM*TSK and TSK*TSN are multiples of 4 * RTSM * RTSN). When the host
-// knows every size is a multiple of its tile (EXACT=1) the bounds checks compile away and global
-// memory is read and written with 4-vectors.
+// Assumes each work-item copies a whole number of 4-vectors of each slice (the host checks that
+// TSM*TSK and TSK*TSN are multiples of 4 * RTSM * RTSN). When the host knows every size is a
+// multiple of its tile (EXACT=1) the bounds checks compile away and global memory is read and
+// written with whole vectors.
 #ifndef REAL
 #define REAL float  // element type: float or int
 #endif
@@ -30,7 +33,7 @@
 #define TSN 128  // columns of C per work-group
 #endif
 #ifndef TSK
-#define TSK 16  // width of the slices of A and B in local memory
+#define TSK 8  // width of the slices of A and B (of K)
 #endif
 #ifndef WPTM
 #define WPTM 8  // rows of C per work-item (multiple of 4)
