@@ -15,7 +15,8 @@ mkdir -p "$(dirname "$out")"
 
 run() { "$bin/vector_add" --csv --reps 20 --warmup 3 "$@" | tail -n +2; }
 {
-  echo "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,speedup,status,args"
+  # vector_add's own CSV header, plus the arguments of each run.
+  echo "$("$bin/vector_add" -n 1 --reps 1 --warmup 0 --csv | head -n 1),args"
   for exponent in 20 22 24 26; do
     for args in "" "--local 256"; do
       echo "$(run -n "2^$exponent" $args),-n 2^$exponent $args"

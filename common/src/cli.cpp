@@ -6,7 +6,6 @@
 
 #include <cctype>
 #include <iostream>
-#include <limits>
 
 namespace lab {
 namespace {

@@ -8,8 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <iostream>
-#include <sstream>
+#include <ostream>
 
 namespace lab {
 namespace {

@@ -71,6 +71,7 @@ nlohmann::json Report::json() const {
       row["reference"] = r.reference;
     }
     if (r.speedup) row["speedup"] = *r.speedup;
+    if (r.max_abs_error) row["max_abs_error"] = *r.max_abs_error;
     rows.push_back(row);
   }
   return {{"lab", lab_},

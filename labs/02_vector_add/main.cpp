@@ -133,12 +133,14 @@ int main(int argc, char** argv) {
         row.percent = 100.0 * add_rate / copy.rate;
         row.reference =
             "copy " + std::to_string(static_cast<long>(std::lround(copy.rate))) + " GB/s";
+        row.max_abs_error = check.max_abs_error;
         row.passed = check.passed() && copy.passed;
         report.add(row);
         report.details()["n"] = s.n;
         report.details()["global"] = shape.global;
         report.details()["local"] = s.local;
         report.details()["mode"] = s.mode;
+        report.details()["tolerance"] = lab::Tolerance::exact().describe();
         report.details()["copy"] = copy.details;
         report.details()["mean_wait_before_start_s"] = timing.mean_queued_to_start;
         report.print(cli.format(), std::cout);

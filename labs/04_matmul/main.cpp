@@ -64,6 +64,10 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   }
   report.details()["dims"] = {{"M", dims.M}, {"N", dims.N}, {"K", dims.K}};
   report.details()["dtype"] = s.dtype;
+  report.details()["tolerance"] = std::is_floating_point_v<T>
+                                      ? "per row: gamma_K * sum_k |A(i,k)| * max_j |B(k,j)|, "
+                                        "gamma_K = K u / (1 - K u), u = 2^-24"
+                                      : "exact";
   report.details()["peak_gflops"] = peak.gflops;
   report.details()["peak_how"] = peak.how;
   report.details()["tuning"] = {{"local_2d", tuning.local_2d},

@@ -252,6 +252,7 @@ lab::Result make_result(const std::string& variant, const Dims& dims, const lab:
     row.percent = 100.0 * row.rate / peak.gflops;
     row.reference = "peak ~" + std::to_string(static_cast<long>(std::lround(peak.gflops)));
   }
+  row.max_abs_error = check.max_abs_error;
   row.passed = check.passed();
   return row;
 }

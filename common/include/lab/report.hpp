@@ -14,14 +14,15 @@
 namespace lab {
 
 struct Result {
-  std::string variant;            // e.g. "copy" or "naive"
-  std::string size;               // e.g. "n=1048576" or "16x16"
-  std::optional<Stats> time;      // kernel time in seconds; absent when nothing was timed
-  double rate = 0;                // GB/s or GFLOP/s from the median time
-  std::string unit;               // "GB/s", "GFLOP/s" or "" when there is no rate
-  std::optional<double> percent;  // rate as a percentage of `reference`
-  std::string reference;          // what percent compares against, e.g. "copy 2930 GB/s"
-  std::optional<double> speedup;  // rate over a baseline row (e.g. the naive variant)
+  std::string variant;                  // e.g. "copy" or "naive"
+  std::string size;                     // e.g. "n=1048576" or "16x16"
+  std::optional<Stats> time;            // kernel time in seconds; absent when nothing was timed
+  double rate = 0;                      // GB/s or GFLOP/s from the median time
+  std::string unit;                     // "GB/s", "GFLOP/s" or "" when there is no rate
+  std::optional<double> percent;        // rate as a percentage of `reference`
+  std::string reference;                // what percent compares against, e.g. "copy 2930 GB/s"
+  std::optional<double> speedup;        // rate over a baseline row (e.g. the naive variant)
+  std::optional<double> max_abs_error;  // largest |device - reference| the check saw (JSON)
   bool passed = false;
 };
 
