@@ -1,17 +1,27 @@
-# AddLab.cmake: add_lab() registers one lab: its executable, the kernels it loads and its CTest cases.
+# AddLab.cmake: add_lab() registers one lab (its executable and the kernels it loads), and the
+# lab_* helpers register its tests, all from the lab's own CMakeLists.txt:
 #
-#   add_lab(vector_add
-#     KERNELS vector_add.cl vector_copy.cl      # files in kernels/, copied beside the binary
-#     TESTS   "n1: -n 1"  "prime: -n 1009"       # CTest vector_add.n1, vector_add.prime (label lab)
-#   )
+#   add_lab(vector_add KERNELS vector_add.cl vector_copy.cl)   # kernels copied beside the binary
+#   lab_test(vector_add n1 -n 1 --reps 2)                        # [lab]      vector_add.n1
+#   lab_broken_kernel(vector_add off_by_one vector_add_off_by_one.cl
+#                     MATCH "mismatch c\\[1008\\]" ARGS -n 1009)  # [lab]      vector_add.broken.*
+#   lab_error(vector_add size_zero EXIT 2 MATCH "0 is too small" ARGS -n 0)
+#                                                                # [errors]   errors.vector_add.*
+#   lab_oclgrind(vector_add prime ARGS -n 37 --local 8)          # [oclgrind] oclgrind.vector_add.*
 #
-# Every lab binary lands in ${CMAKE_BINARY_DIR}/bin with the kernels in bin/kernels/, and its name is
-# appended to ${CMAKE_BINARY_DIR}/labs.txt, which scripts/labs.sh reads to find the tour.
+# Every lab binary lands in ${CMAKE_BINARY_DIR}/bin with its kernels in bin/kernels/, and its name
+# is appended to ${CMAKE_BINARY_DIR}/labs.txt, which scripts/labs.sh reads to find the tour. A
+# lab's README.md handout gets a test that every option it lists exists in the lab's --help.
 
 set(LAB_TEST_PLATFORM "pocl" CACHE STRING
     "Platform name substring the CTest suite pins through LAB_PLATFORM (PoCL by default)")
 set(LAB_BIN_DIR ${CMAKE_BINARY_DIR}/bin)
-set(LAB_POCL_CACHE_DIR ${CMAKE_BINARY_DIR}/pocl-cache)
+set(LAB_BROKEN_DIR ${PROJECT_SOURCE_DIR}/tests/broken)
+set(LAB_EXPECT_SCRIPT ${PROJECT_SOURCE_DIR}/tests/expect.cmake)
+# PoCL's kernel cache for the tests. The presets share build/pocl-cache: compiled kernels do not
+# depend on how the host code was built, so the sanitizer pass finds what the default pass built.
+set(LAB_POCL_CACHE_DIR ${CMAKE_BINARY_DIR}/pocl-cache CACHE PATH
+    "PoCL kernel cache (POCL_CACHE_DIR) the test suite uses")
 
 # The environment every test runs under: PoCL pinned, nothing inherited from the user's shell
 # (a LAB_DEVICE set by an instructor must not move the suite onto a GPU).
@@ -22,6 +32,29 @@ set(LAB_TEST_ENVIRONMENT
     "LAB_KERNEL_DIR=unset:"
     "POCL_CACHE_DIR=set:${LAB_POCL_CACHE_DIR}")
 
+# The second device of the [errors] cases: Oclgrind's simulator (32 KiB of local memory, 1024
+# work-items per group), registered through its ICD next to the machine's own platforms, so the
+# lab also sees a platform list that does not start with PoCL.
+find_program(OCLGRIND oclgrind)
+set(LAB_OCLGRIND_ICD "")
+if(OCLGRIND)
+  get_filename_component(_oclgrind_prefix ${OCLGRIND} DIRECTORY)
+  get_filename_component(_oclgrind_prefix ${_oclgrind_prefix} DIRECTORY)
+  find_file(LAB_OCLGRIND_ICD_LIBRARY liboclgrind-rt-icd.so
+            PATHS ${_oclgrind_prefix}/lib/oclgrind ${_oclgrind_prefix}/lib NO_DEFAULT_PATH)
+  if(LAB_OCLGRIND_ICD_LIBRARY)
+    set(LAB_OCLGRIND_VENDORS ${CMAKE_BINARY_DIR}/tests/vendors-with-oclgrind)
+    file(MAKE_DIRECTORY ${LAB_OCLGRIND_VENDORS})
+    file(GLOB _system_icds /etc/OpenCL/vendors/*.icd)
+    foreach(icd IN LISTS _system_icds)
+      file(COPY ${icd} DESTINATION ${LAB_OCLGRIND_VENDORS})
+    endforeach()
+    file(WRITE ${LAB_OCLGRIND_VENDORS}/0-oclgrind.icd "${LAB_OCLGRIND_ICD_LIBRARY}\n")
+    set(LAB_OCLGRIND_ICD
+        "OCL_ICD_VENDORS=set:${LAB_OCLGRIND_VENDORS}" "LAB_PLATFORM=set:oclgrind")
+  endif()
+endif()
+
 # lab_set_test_properties(TEST LABEL): the properties every lab-running test shares.
 function(lab_set_test_properties test label)
   set_tests_properties(${test} PROPERTIES
@@ -31,6 +64,23 @@ function(lab_set_test_properties test label)
     ENVIRONMENT_MODIFICATION "${LAB_TEST_ENVIRONMENT}")
 endfunction()
 
+# _lab_copy_kernel(FILE): one rule that copies kernels/FILE to bin/kernels/, made once however
+# many labs load the file; returns the target that runs it in LAB_KERNEL_TARGET.
+function(_lab_copy_kernel file)
+  string(MAKE_C_IDENTIFIER "lab_kernel_${file}" target)
+  if(NOT TARGET ${target})
+    set(source ${PROJECT_SOURCE_DIR}/kernels/${file})
+    set(copy ${LAB_BIN_DIR}/kernels/${file})
+    add_custom_command(OUTPUT ${copy}
+      COMMAND ${CMAKE_COMMAND} -E copy_if_different ${source} ${copy}
+      DEPENDS ${source}
+      COMMENT "Copying kernels/${file}")
+    add_custom_target(${target} DEPENDS ${copy})
+  endif()
+  set(LAB_KERNEL_TARGET ${target} PARENT_SCOPE)
+endfunction()
+
+# add_lab(NAME [SOURCES files...] [KERNELS files...] [TESTS "name: arguments"...])
 function(add_lab name)
   cmake_parse_arguments(PARSE_ARGV 1 LAB "" "" "SOURCES;KERNELS;TESTS")
   if(NOT LAB_SOURCES)
@@ -39,14 +89,16 @@ function(add_lab name)
 
   add_executable(${name} ${LAB_SOURCES})
   target_link_libraries(${name} PRIVATE lab::common)
+  target_precompile_headers(${name} REUSE_FROM lab_common)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${LAB_BIN_DIR})
 
   foreach(kernel IN LISTS LAB_KERNELS)
     if(NOT EXISTS ${PROJECT_SOURCE_DIR}/kernels/${kernel})
       message(FATAL_ERROR "add_lab(${name}): kernels/${kernel} does not exist")
     endif()
+    _lab_copy_kernel(${kernel})
+    add_dependencies(${name} ${LAB_KERNEL_TARGET})
   endforeach()
-  add_dependencies(${name} lab_kernels)
 
   file(APPEND ${CMAKE_BINARY_DIR}/labs.txt "${name}\n")
 
@@ -60,8 +112,113 @@ function(add_lab name)
       math(EXPR args_begin "${colon} + 1")
       string(SUBSTRING "${spec}" ${args_begin} -1 test_args)
       separate_arguments(test_args UNIX_COMMAND "${test_args}")
-      add_test(NAME ${name}.${test_name} COMMAND ${name} ${test_args})
-      lab_set_test_properties(${name}.${test_name} lab)
+      lab_test(${name} ${test_name} ${test_args})
     endforeach()
+    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/README.md)
+      add_test(NAME ${name}.readme_options
+        COMMAND ${CMAKE_COMMAND} -DLAB=$<TARGET_FILE:${name}>
+                -DREADME=${CMAKE_CURRENT_SOURCE_DIR}/README.md
+                -P ${PROJECT_SOURCE_DIR}/tests/readme_options.cmake)
+      lab_set_test_properties(${name}.readme_options lab)
+    endif()
+  endif()
+endfunction()
+
+# lab_test(LAB NAME args...): [lab] LAB.NAME runs the lab with the arguments; exit 0 passes.
+function(lab_test lab name)
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
+    return()
+  endif()
+  add_test(NAME ${lab}.${name} COMMAND ${lab} ${ARGN})
+  lab_set_test_properties(${lab}.${name} lab)
+endfunction()
+
+# _lab_expect(TEST LABEL CODE REGEXES ENV command...): runs the command through expect.cmake,
+# which asserts its exit code and that its output matches each of the one or two REGEXES. A regex
+# may name facts of the device the test runs on (@LOCAL_MEM@, ...: expect.cmake lists them), so no
+# expectation carries a number from the machine it was written on.
+function(_lab_expect test label code regexes env)
+  list(LENGTH regexes count)
+  if(count GREATER 2)
+    message(FATAL_ERROR "${test}: at most two MATCH expressions")
+  endif()
+  set(regex2 "")
+  if(count EQUAL 2)
+    list(GET regexes 1 regex2)
+  endif()
+  list(GET regexes 0 regex)
+  add_test(NAME ${test}
+    COMMAND ${CMAKE_COMMAND} -DEXPECT_CODE=${code} "-DEXPECT_REGEX=${regex}"
+            "-DEXPECT_REGEX2=${regex2}" -DDEVICE_INFO=$<TARGET_FILE:device_info>
+            -P ${LAB_EXPECT_SCRIPT} -- ${ARGN})
+  lab_set_test_properties(${test} ${label})
+  if(env)
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT_MODIFICATION ${env})
+  endif()
+endfunction()
+
+# lab_broken_kernel(LAB NAME KERNEL_FILE MATCH regex [MATCH regex...] [EXIT code] ARGS args...):
+# [lab] LAB.broken.NAME runs the lab on tests/broken/KERNEL_FILE, a copy of one of its kernels
+# with one planted mistake; the lab must exit with EXIT (default 1) and print what MATCH says.
+function(lab_broken_kernel lab name kernel_file)
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 3 X "" "EXIT" "MATCH;ARGS")
+  if(NOT DEFINED X_EXIT)
+    set(X_EXIT 1)
+  endif()
+  _lab_expect(${lab}.broken.${name} lab ${X_EXIT} "${X_MATCH}" ""
+              $<TARGET_FILE:${lab}> ${X_ARGS} --kernel-file ${LAB_BROKEN_DIR}/${kernel_file})
+endfunction()
+
+# lab_error(LAB NAME EXIT code MATCH regex [MATCH regex...] [POCL_ONLY] [ENV VAR=set:VALUE...]
+#           ARGS args...): [errors] errors.LAB.NAME runs the lab with bad input on PoCL and asserts
+# the exit code and the message; errors.LAB.NAME.oclgrind does the same on Oclgrind's simulated
+# device, whose limits differ, unless POCL_ONLY (say why next to the call).
+function(lab_error lab name)
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 2 X "POCL_ONLY" "EXIT" "MATCH;ENV;ARGS")
+  _lab_expect(errors.${lab}.${name} errors ${X_EXIT} "${X_MATCH}" "${X_ENV}"
+              $<TARGET_FILE:${lab}> ${X_ARGS})
+  if(NOT X_POCL_ONLY AND LAB_OCLGRIND_ICD)
+    _lab_expect(errors.${lab}.${name}.oclgrind errors ${X_EXIT} "${X_MATCH}"
+                "${LAB_OCLGRIND_ICD};${X_ENV}" $<TARGET_FILE:${lab}> ${X_ARGS})
+  endif()
+endfunction()
+
+# lab_oclgrind(LAB NAME [NO_UNINITIALIZED] [KERNEL_FILE file EXPECT_REPORT regex EXIT code]
+#              ARGS args...): [oclgrind] oclgrind.LAB.NAME runs the lab at a tiny size under
+# Oclgrind with --data-races --uninitialized --check-api; any report fails it. NO_UNINITIALIZED
+# leaves that check out (say why next to the call). With EXPECT_REPORT the run uses
+# tests/broken/KERNEL_FILE and must print a report matching the regex and exit with EXIT (Oclgrind
+# never changes the exit code): proof that the checks catch what they claim to.
+set(LAB_OCLGRIND_REPORTS
+    "Invalid read;Invalid write;data race;Data race;divergence;Uninitialized value;Uninitialised value;runtime error detected")
+function(lab_oclgrind lab name)
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS) OR NOT OCLGRIND)
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 2 X "NO_UNINITIALIZED" "KERNEL_FILE;EXPECT_REPORT;EXIT" "ARGS")
+  set(checks --data-races --uninitialized --check-api)
+  if(X_NO_UNINITIALIZED)
+    list(REMOVE_ITEM checks --uninitialized)
+  endif()
+  set(args ${X_ARGS} --reps 1 --warmup 0)
+  if(X_KERNEL_FILE)
+    list(APPEND args --kernel-file ${LAB_BROKEN_DIR}/${X_KERNEL_FILE})
+  endif()
+  set(test oclgrind.${lab}.${name})
+  # Under the oclgrind wrapper the only platform is Oclgrind's own.
+  if(X_EXPECT_REPORT)
+    _lab_expect(${test} oclgrind ${X_EXIT} "${X_EXPECT_REPORT}" "LAB_PLATFORM=set:oclgrind"
+                ${OCLGRIND} ${checks} $<TARGET_FILE:${lab}> ${args})
+  else()
+    add_test(NAME ${test} COMMAND ${OCLGRIND} ${checks} $<TARGET_FILE:${lab}> ${args})
+    lab_set_test_properties(${test} oclgrind)
+    set_tests_properties(${test} PROPERTIES FAIL_REGULAR_EXPRESSION "${LAB_OCLGRIND_REPORTS}")
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT_MODIFICATION "LAB_PLATFORM=set:oclgrind")
   endif()
 endfunction()

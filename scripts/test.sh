@@ -7,7 +7,9 @@
 #   scripts/test.sh -L errors        extra arguments go to ctest (default preset only)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+setup_start=$SECONDS
 "$root/scripts/setup.sh"
+echo "== setup: $((SECONDS - setup_start)) s"
 cd "$root"
 
 sanitize=1
@@ -20,15 +22,20 @@ for arg in "$@"; do
 done
 
 start=$SECONDS
-echo "== build (default preset)"
-scripts/build.sh default
-echo "== ctest (default preset)"
-ctest --preset default -j "$(nproc)" "${ctest_args[@]}"
+# phase NAME COMMAND...: runs one phase and says how long it took.
+phase() {
+  local name=$1
+  shift
+  local phase_start=$SECONDS
+  echo "== $name"
+  "$@"
+  echo "== $name: $((SECONDS - phase_start)) s"
+}
 
+phase "build (default preset)" scripts/build.sh default
+phase "ctest (default preset)" ctest --preset default -j "$(nproc)" "${ctest_args[@]}"
 if [[ $sanitize -eq 1 ]]; then
-  echo "== build (sanitize preset: ASan + UBSan)"
-  scripts/build.sh sanitize
-  echo "== ctest (sanitize preset: [unit] [lab] [errors])"
-  ctest --preset sanitize -j "$(nproc)"
+  phase "build (sanitize preset: ASan + UBSan)" scripts/build.sh sanitize
+  phase "ctest (sanitize preset: [unit] [lab] [errors])" ctest --preset sanitize -j "$(nproc)"
 fi
 echo "test.sh: all tests passed in $((SECONDS - start)) s"

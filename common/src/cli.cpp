@@ -4,13 +4,18 @@
 #include "lab/device.hpp"
 #include "lab/error.hpp"
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <iostream>
 
 namespace lab {
 namespace {
-
-constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 63;
 
 std::string trim(const std::string& text) {
   const auto first = text.find_first_not_of(" \t");
@@ -19,14 +24,14 @@ std::string trim(const std::string& text) {
   return text.substr(first, last - first + 1);
 }
 
-// Digits only, no sign; returns false on overflow past kMaxSize.
+// Digits only, no sign; returns false on overflow past kMaxWholeNumber.
 bool parse_digits(const std::string& digits, std::uint64_t& value) {
   if (digits.empty()) return false;
   value = 0;
   for (const char c : digits) {
     if (!std::isdigit(static_cast<unsigned char>(c))) return false;
     const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
-    if (value > (kMaxSize - digit) / 10) return false;
+    if (value > (kMaxWholeNumber - digit) / 10) return false;
     value = value * 10 + digit;
   }
   return true;
@@ -37,9 +42,41 @@ std::ostream& null_stream() {
   return sink;
 }
 
+// A CLI11 validator that rewrites the option's text through `parse`, or fails with the sentence
+// the UsageError carries (without the option's name: CLI11 puts it in front).
+CLI::Validator sentence_validator(const std::string& what,
+                                  std::function<std::string(const std::string&)> parse) {
+  return CLI::Validator(
+      [what, parse](std::string& text) {
+        try {
+          text = parse(text);
+          return std::string();
+        } catch (const UsageError& error) {
+          const std::string message = error.what();
+          return message.substr(what.size() + 2);
+        }
+      },
+      "");
+}
+
+// The name CLI11 puts in front of an option's error: the long name of "-n,--size".
+std::string long_name(const std::string& flags) {
+  const auto comma = flags.rfind(',');
+  return comma == std::string::npos ? flags : flags.substr(comma + 1);
+}
+
+// Turns "2^20" into digits, or fails with parse_size's sentence.
+CLI::Validator whole_number(const std::string& flags, std::uint64_t min, std::uint64_t max) {
+  const std::string what = long_name(flags);
+  return sentence_validator(what, [what, min, max](const std::string& text) {
+    return std::to_string(parse_size(what, text, min, max));
+  });
+}
+
 }  // namespace
 
-std::uint64_t parse_size(const std::string& what, const std::string& raw, std::uint64_t min) {
+std::uint64_t parse_size(const std::string& what, const std::string& raw, std::uint64_t min,
+                         std::uint64_t max) {
   const std::string text = trim(raw);
   const std::string example = "write a whole number such as 1000 or 2^20";
   if (text.empty()) throw UsageError(what + ": a size is missing: " + example);
@@ -64,7 +101,7 @@ std::uint64_t parse_size(const std::string& what, const std::string& raw, std::u
     }
     value = 1;
     for (std::uint64_t i = 0; i < exponent; ++i) {
-      if (base != 0 && value > kMaxSize / base) {
+      if (base != 0 && value > kMaxWholeNumber / base) {
         throw UsageError(what + ": '" + text + "' is too large (at most 2^63): " + example);
       }
       value *= base;
@@ -74,80 +111,144 @@ std::uint64_t parse_size(const std::string& what, const std::string& raw, std::u
     throw UsageError(what + ": " + text + " is too small: it must be at least " +
                      std::to_string(min));
   }
+  if (value > max) {
+    throw UsageError(what + ": " + text + " is too large: it must be at most " +
+                     std::to_string(max));
+  }
+  return value;
+}
+
+double parse_positive(const std::string& what, const std::string& raw) {
+  const std::string text = trim(raw);
+  const std::string example = "write a positive number such as 60000 or 6e4";
+  if (text.empty()) throw UsageError(what + ": a number is missing: " + example);
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || std::isnan(value)) {
+    throw UsageError(what + ": '" + text + "' is not a number: " + example);
+  }
+  if (value < 0) throw UsageError(what + ": " + text + " is negative: " + example);
+  if (value == 0) throw UsageError(what + ": 0 is not positive: " + example);
+  if (std::isinf(value)) throw UsageError(what + ": " + text + " is not finite: " + example);
   return value;
 }
 
 std::vector<std::uint64_t> parse_size_list(const std::string& what, const std::string& text,
-                                           std::uint64_t min) {
+                                           std::uint64_t min, std::uint64_t max) {
   std::vector<std::uint64_t> values;
   std::string::size_type begin = 0;
   while (true) {
     const auto end = text.find_first_of(",x", begin);
-    values.push_back(parse_size(what, text.substr(begin, end - begin), min));
+    values.push_back(parse_size(what, text.substr(begin, end - begin), min, max));
     if (end == std::string::npos) break;
     begin = end + 1;
   }
   return values;
 }
 
-Cli::Cli(std::string name, const std::string& description, int argc, char** argv)
-    : name_(std::move(name)), argc_(argc), argv_(argv), app_(description, name_) {
-  app_.option_defaults()->always_capture_default();
-  app_.set_help_flag("-h,--help", "Print this help and exit");
+struct Cli::Parser {
+  explicit Parser(const std::string& description, const std::string& name)
+      : app(description, name) {}
+  CLI::App app;
+};
 
-  app_.add_flag("--list", options_.list, "List OpenCL platforms and devices, then exit");
-  app_.add_option("-p,--platform", options_.platform, "Platform: index or name substring")
+Cli::Cli(std::string name, const std::string& description, int argc, char** argv)
+    : name_(std::move(name)),
+      argc_(argc),
+      argv_(argv),
+      parser_(std::make_unique<Parser>(description, name_)) {
+  CLI::App& app = parser_->app;
+  app.option_defaults()->always_capture_default();
+  app.set_help_flag("-h,--help", "Print this help and exit");
+
+  add_flag("--list", options_.list, "List OpenCL platforms and devices, then exit");
+  app.add_option("-p,--platform", options_.platform, "Platform: index or name substring")
       ->envname("LAB_PLATFORM");
-  app_.add_option("-d,--device", options_.device,
-                  "Device: index (counted as --list shows) or name substring")
+  app.add_option("-d,--device", options_.device,
+                 "Device: index (counted as --list shows) or name substring")
       ->envname("LAB_DEVICE");
-  app_.add_option("--type", options_.type, "Device type to choose from")
+  app.add_option("--type", options_.type, "Device type to choose from")
       ->envname("LAB_DEVICE_TYPE")
       ->transform(CLI::IsMember({"cpu", "gpu", "all"}, CLI::ignore_case));
-  app_.add_option("--reps", options_.reps, "Timed repetitions (median and min are reported)")
-      ->check(CLI::Range(1, 100000));
-  app_.add_option("--warmup", options_.warmup, "Untimed launches before timing")
-      ->check(CLI::Range(0, 1000));
-  app_.add_option("--seed", options_.seed, "Seed of the random inputs");
-  auto* json = app_.add_flag("--json", options_.json, "Print the report as JSON");
-  auto* csv = app_.add_flag("--csv", options_.csv, "Print the report as CSV");
+  add_count("--reps", options_.reps, "Timed repetitions (median and min are reported)", 1, 100000);
+  add_count("--warmup", options_.warmup, "Untimed launches before timing", 0, 1000);
+  add_count("--seed", options_.seed, "Seed of the random inputs", 0, kMaxWholeNumber);
+  auto* json = app.add_flag("--json", options_.json, "Print the report as JSON");
+  auto* csv = app.add_flag("--csv", options_.csv, "Print the report as CSV");
   auto* summary =
-      app_.add_flag("--summary", options_.summary,
-                    "Print one line per result: lab, device, variant, size, time, rate, "
-                    "status");
+      app.add_flag("--summary", options_.summary,
+                   "Print one line per result: lab, device, variant, size, time, rate, status");
   json->excludes(csv, summary);
   csv->excludes(summary);
-  app_.add_option("--kernel-dir", options_.kernel_dir, "Directory to load kernels from")
+  app.add_option("--kernel-dir", options_.kernel_dir, "Directory to load kernels from")
       ->envname("LAB_KERNEL_DIR");
-  app_.add_option("--kernel-file", options_.kernel_file,
-                  "Load the lab's main kernel from this file instead");
-  app_.add_option("--build-options", options_.build_options,
-                  "Extra OpenCL compiler options, e.g. \"-cl-fast-relaxed-math\"");
-  app_.add_flag("-v,--verbose", options_.verbose,
-                "Show build options, kernel lookup and event breakdowns");
+  add_text("--kernel-file", options_.kernel_file,
+           "Load the lab's main kernel from this file instead");
+  add_text("--build-options", options_.build_options,
+           "Extra OpenCL compiler options, e.g. \"-cl-fast-relaxed-math\"");
+  add_flag("-v,--verbose", options_.verbose,
+           "Show build options, kernel lookup and event breakdowns");
 }
 
-CLI::Option* Cli::add_size(const std::string& flags, std::uint64_t& value, const std::string& help,
-                           std::uint64_t min) {
-  // The transform turns "2^20" into digits, or fails with parse_size's sentence.
-  auto* option = app_.add_option(flags, value, help);
-  const std::string what = option->get_name();
-  option->transform(CLI::Validator(
-      [what, min](std::string& text) {
-        try {
-          text = std::to_string(parse_size(what, text, min));
-          return std::string();
-        } catch (const UsageError& error) {
-          const std::string message = error.what();
-          return message.substr(what.size() + 2);  // CLI11 prefixes the option name
-        }
-      },
-      "SIZE"));
-  return option;
+Cli::~Cli() = default;
+
+void Cli::add_flag(const std::string& flags, bool& value, const std::string& help) {
+  parser_->app.add_flag(flags, value, help);
+}
+
+void Cli::add_text(const std::string& flags, std::string& value, const std::string& help) {
+  parser_->app.add_option(flags, value, help);
+}
+
+void Cli::add_choice(const std::string& flags, std::string& value, const std::string& help,
+                     const std::vector<std::string>& choices) {
+  parser_->app.add_option(flags, value, help)->check(CLI::IsMember(choices));
+}
+
+void Cli::add_size(const std::string& flags, std::uint64_t& value, const std::string& help,
+                   std::uint64_t min) {
+  parser_->app.add_option(flags, value, help)
+      ->type_name("SIZE")
+      ->transform(whole_number(flags, min, kMaxWholeNumber));
+}
+
+void Cli::add_count(const std::string& flags, std::uint64_t& value, const std::string& help,
+                    std::uint64_t min, std::uint64_t max) {
+  parser_->app.add_option(flags, value, help)
+      ->type_name("UINT")
+      ->transform(whole_number(flags, min, max));
+}
+
+void Cli::add_count(const std::string& flags, int& value, const std::string& help, int min,
+                    int max) {
+  parser_->app.add_option(flags, value, help)
+      ->type_name("INT")
+      ->transform(whole_number(flags, static_cast<std::uint64_t>(std::max(min, 0)),
+                               static_cast<std::uint64_t>(max)));
+}
+
+void Cli::add_positive(const std::string& flags, double& value, const std::string& help) {
+  const std::string what = long_name(flags);
+  parser_->app.add_option(flags, value, help)
+      ->type_name("NUMBER")
+      ->transform(sentence_validator(what, [what](const std::string& text) {
+        char exact[40];
+        std::snprintf(exact, sizeof exact, "%.17g", parse_positive(what, text));
+        return std::string(exact);
+      }));
 }
 
 void Cli::parse() {
-  app_.parse(argc_, argv_);
+  CLI::App& app = parser_->app;
+  try {
+    app.parse(argc_, argv_);
+  } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() == 0) {  // --help
+      app.exit(error);
+      throw Error(kExitPassed, "");
+    }
+    throw UsageError(std::string(error.what()) + " (run '" + name_ + " --help' for the options)");
+  }
   if (options_.list) {
     print_device_list(std::cout);
     throw Error(kExitPassed, "");

@@ -100,9 +100,14 @@ cl::Program build_program(const Env& env, const Options& options, const std::str
       throw RuntimeError("the OpenCL compiler rejected the build options \"" + flags +
                          "\": check --build-options");
     }
+    // Some compilers (Oclgrind's) report an option they do not know as a build failure.
+    const std::string added = options.build_options.empty()
+                                  ? ""
+                                  : ", or the --build-options \"" + options.build_options + "\"";
     throw RuntimeError("kernel " + path +
                        " failed to build (CL_BUILD_PROGRAM_FAILURE): fix the error in the build "
-                       "log above");
+                       "log above" +
+                       added);
   }
   return program;
 }

@@ -14,11 +14,6 @@ int run_main(int argc, char** argv, const std::string& name, const std::string& 
   Cli cli(name, description, argc, argv);
   try {
     return body(cli);
-  } catch (const CLI::ParseError& error) {
-    if (error.get_exit_code() == 0) return cli.app().exit(error);  // --help
-    std::cerr << name << ": error: " << error.what() << " (run '" << name
-              << " --help' for the options)\n";
-    return kExitUsage;
   } catch (const Error& error) {
     if (error.exit_code() != kExitPassed) std::cerr << name << ": error: " << error.what() << "\n";
     return error.exit_code();

@@ -42,15 +42,12 @@ int main(int argc, char** argv) {
         cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
         cli.add_size("--local", s.local, "Work-group size (default: the runtime chooses)");
         cli.add_size("--per-item", s.per_item, "Elements each work-item adds (fewer work-items)");
-        cli.app()
-            .add_option("--mode", s.mode, "How buffers are made: copy|use|alloc|write")
-            ->check(CLI::IsMember(lab::buffer_mode_names()));
-        cli.app().add_flag(
-            "--no-fetch", s.no_fetch,
-            "Result buffer uses USE_HOST_PTR and is made visible by a map, not a read");
-        cli.app().add_flag(
-            "--skip-finish", s.skip_finish,
-            "Look at the result before waiting for the kernel (the missing clFinish)");
+        cli.add_choice("--mode", s.mode, "How buffers are made: copy|use|alloc|write",
+                       lab::buffer_mode_names());
+        cli.add_flag("--no-fetch", s.no_fetch,
+                     "Result buffer uses USE_HOST_PTR and is made visible by a map, not a read");
+        cli.add_flag("--skip-finish", s.skip_finish,
+                     "Look at the result before waiting for the kernel (the missing clFinish)");
         cli.parse();
         const auto& opt = cli.options();
         const lab::BufferMode mode = lab::parse_buffer_mode(s.mode);

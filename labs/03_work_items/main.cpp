@@ -27,14 +27,11 @@ int main(int argc, char** argv) {
         // 1. Options
         std::string global_text = "16,16", local_text = "4,4", offset_text;
         bool pad = false, no_grids = false;
-        cli.app().add_option("-g,--global", global_text,
-                             "Global size, 1 to 3 sizes: 16 or 16,16 or 8,8,4");
-        cli.app().add_option("--local", local_text,
-                             "Local size, one per dimension, or 'auto' (runtime)");
-        cli.app().add_option("--offset", offset_text,
-                             "Global offset, one per dimension (default 0)");
-        cli.app().add_flag("--pad", pad, "Pad the global size up to whole work-groups");
-        cli.app().add_flag("--no-grids", no_grids, "Check the ids without printing the grids");
+        cli.add_text("-g,--global", global_text, "Global size, 1 to 3 sizes: 16 or 16,16 or 8,8,4");
+        cli.add_text("--local", local_text, "Local size, one per dimension, or 'auto' (runtime)");
+        cli.add_text("--offset", offset_text, "Global offset, one per dimension (default 0)");
+        cli.add_flag("--pad", pad, "Pad the global size up to whole work-groups");
+        cli.add_flag("--no-grids", no_grids, "Check the ids without printing the grids");
         cli.parse();
         const auto& opt = cli.options();
 

@@ -14,8 +14,8 @@ struct Settings {
   std::uint64_t n = 512, m = 0, k = 0, cols = 0;  // -n square; -M -N -K override one dimension
   std::string variant = "all";
   std::string dtype = "float";
-  std::string regtile;  // TSM,TSN,TSK,WPTM,WPTN[,VWN]
-  std::uint64_t local = 0, ts = 0, kmax = 0;
+  std::string regtile;              // TSM,TSN,TSK,WPTM,WPTN[,VWN]
+  int local = 0, ts = 0, kmax = 0;  // 0: the default shaped for the device
   double peak = 0;
   bool peers = false;
   std::string staging;
@@ -93,28 +93,27 @@ int main(int argc, char** argv) {
         cli.add_size("-K,--inner", s.k, "K: columns of A, rows of B (overrides -n)");
         std::vector<std::string> choices = matmul::variant_names();
         choices.push_back("all");
-        cli.app()
-            .add_option("--variant", s.variant,
-                        "naive|row|row_private|row_local|tiled|regtiled|all")
-            ->check(CLI::IsMember(choices));
-        cli.app()
-            .add_option("--dtype", s.dtype, "Element type: float or int (exact)")
-            ->check(CLI::IsMember({"float", "int"}));
-        cli.add_size("--local", s.local, "Work-group size: naive uses LxL, the row variants L");
-        cli.add_size("--ts", s.ts, "tiled: tile side TS (work-group TSxTS)");
-        cli.add_size("--kmax", s.kmax,
-                     "row_private, row_local: capacity of a row of A (default 1024)");
-        cli.app().add_option(
-            "--regtile", s.regtile,
-            "regtiled: TSM,TSN,TSK,WPTM,WPTN[,VWN] (default chosen for the device)");
-        cli.app()
-            .add_option("--staging", s.staging,
-                        "regtiled: stage slices in local memory or read through the caches "
-                        "(default: local on a GPU, cache on a CPU)")
-            ->check(CLI::IsMember({"local", "cache"}));
-        cli.app().add_option("--peak", s.peak, "FP32 peak in GFLOP/s (default: an estimate)");
-        cli.app().add_flag("--peers", s.peers,
-                           "Also time OpenBLAS (host) and CLBlast (device) SGEMM, when installed");
+        cli.add_choice("--variant", s.variant, "naive|row|row_private|row_local|tiled|regtiled|all",
+                       choices);
+        cli.add_choice("--dtype", s.dtype, "Element type: float or int (exact)", {"float", "int"});
+        // Bounds no device reaches: larger values are usage errors, smaller ones that a device
+        // cannot run are refused before launch with its limit.
+        cli.add_count("--local", s.local, "Work-group size: naive uses LxL, the row variants L", 1,
+                      matmul::kMaxGroupSide);
+        cli.add_count("--ts", s.ts, "tiled: tile side TS (work-group TSxTS)", 1,
+                      matmul::kMaxGroupSide);
+        cli.add_count("--kmax", s.kmax,
+                      "row_private, row_local: capacity of a row of A (default 1024)", 1,
+                      matmul::kMaxDimension);
+        cli.add_text("--regtile", s.regtile,
+                     "regtiled: TSM,TSN,TSK,WPTM,WPTN[,VWN] (default chosen for the device)");
+        cli.add_choice("--staging", s.staging,
+                       "regtiled: stage slices in local memory or read through the caches "
+                       "(default: local on a GPU, cache on a CPU)",
+                       {"local", "cache"});
+        cli.add_positive("--peak", s.peak, "FP32 peak in GFLOP/s (default: an estimate)");
+        cli.add_flag("--peers", s.peers,
+                     "Also time OpenBLAS (host) and CLBlast (device) SGEMM, when installed");
         cli.parse();
         const auto& opt = cli.options();
         const matmul::Dims dims{static_cast<int>(s.m ? s.m : s.n),
@@ -123,7 +122,8 @@ int main(int argc, char** argv) {
         const std::uint64_t largest =
             std::max({std::uint64_t(dims.M) * dims.K, std::uint64_t(dims.K) * dims.N,
                       std::uint64_t(dims.M) * dims.N});
-        if (std::max({s.m, s.cols, s.k, s.n}) > (1u << 30) || largest >= (std::uint64_t{1} << 31)) {
+        if (std::max({s.m, s.cols, s.k, s.n}) > std::uint64_t{matmul::kMaxDimension} ||
+            largest >= (std::uint64_t{1} << 31)) {
           throw lab::UsageError(
               "matrices of more than 2^31 elements are not supported (the kernels "
               "index with int): choose smaller sizes");
@@ -135,11 +135,11 @@ int main(int argc, char** argv) {
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
         matmul::Tuning tuning = matmul::default_tuning(env.device);
-        if (s.local) tuning.local_1d = tuning.local_2d = static_cast<int>(s.local);
-        if (s.ts) tuning.ts = static_cast<int>(s.ts);
-        if (s.kmax) tuning.kmax = static_cast<int>(s.kmax);
+        if (s.local) tuning.local_1d = tuning.local_2d = s.local;
+        if (s.ts) tuning.ts = s.ts;
+        if (s.kmax) tuning.kmax = s.kmax;
         if (!s.regtile.empty()) {
-          const auto v = lab::parse_size_list("--regtile", s.regtile);
+          const auto v = lab::parse_size_list("--regtile", s.regtile, 1, matmul::kMaxGroupSide);
           if (v.size() != 5 && v.size() != 6) {
             throw lab::UsageError("--regtile takes five or six sizes: TSM,TSN,TSK,WPTM,WPTN[,VWN]");
           }

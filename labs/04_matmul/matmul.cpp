@@ -1,6 +1,8 @@
 // matmul.cpp: variants, tunables, the reference and the shared run/verify path.
 #include "matmul.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -44,6 +46,26 @@ std::uint64_t local_bytes(const std::string& variant, const Tuning& t, std::size
   if (variant == "row_local") return static_cast<std::uint64_t>(t.kmax) * element;
   if (variant == "regtiled" && t.stage) return 2ull * t.tsk * (t.tsm + 4 + t.tsn) * element;
   return 0;
+}
+
+// Bytes of private memory each work-item's arrays take for these tunables.
+std::uint64_t private_bytes(const std::string& variant, const Tuning& t, std::size_t element) {
+  if (variant == "row_private" || variant == "row_local") {
+    return static_cast<std::uint64_t>(t.kmax) * element;
+  }
+  return 0;
+}
+
+// What a CPU device may keep in private arrays for one work-group. PoCL runs a group's
+// work-items on one host thread, whose stack holds all their private arrays; a thread's stack is
+// RLIMIT_STACK (8 MiB by default) and the rest of the kernel needs room too, so half of it.
+std::uint64_t cpu_private_budget() {
+  rlimit limit{};
+  std::uint64_t stack = 8ull << 20;
+  if (::getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    stack = limit.rlim_cur;
+  }
+  return stack / 2;
 }
 
 std::string local_memory_advice(const std::string& variant) {
@@ -286,16 +308,9 @@ lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
   const std::string limit = capacity_problem(variant, d, t);
   if (!limit.empty()) throw lab::UsageError(limit);
 
-  // The tunables decide local memory and the work-group: check both before building.
+  // The tunables decide the work-group, local memory and private arrays: check them before
+  // building, so a device limit is a sentence, not a crash.
   const Shape shape = launch_shape(variant, d, t);
-  const std::uint64_t needed = local_bytes(variant, t, sizeof(T));
-  const std::uint64_t available = env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-  if (needed > available) {
-    throw lab::RuntimeError("matmul_" + variant + " needs " + lab::format_bytes(double(needed)) +
-                            " of local memory with these tunables, but the device has " +
-                            lab::format_bytes(double(available)) + ": " +
-                            local_memory_advice(variant));
-  }
   const std::uint64_t group =
       shape.local.size() == 2 ? shape.local[0] * shape.local[1] : shape.local[0];
   const std::uint64_t device_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
@@ -304,6 +319,26 @@ lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
                             lab::format_dims(shape.local) + " = " + std::to_string(group) +
                             " work-items, more than the device's maximum of " +
                             std::to_string(device_max) + ": choose smaller tile or local sizes");
+  }
+  const std::uint64_t needed = local_bytes(variant, t, sizeof(T));
+  const std::uint64_t available = env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  if (needed > available) {
+    throw lab::RuntimeError("matmul_" + variant + " needs " + lab::format_bytes(double(needed)) +
+                            " of local memory with these tunables, but the device has " +
+                            lab::format_bytes(double(available)) + ": " +
+                            local_memory_advice(variant));
+  }
+  const bool is_cpu = (env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0;
+  const std::uint64_t per_item = private_bytes(variant, t, sizeof(T));
+  if (is_cpu && per_item * group > cpu_private_budget()) {
+    throw lab::RuntimeError(
+        "matmul_" + variant + " keeps " + lab::format_bytes(double(per_item)) +
+        " of private memory per work-item (KMAX = " + std::to_string(t.kmax) +
+        "); a CPU device runs the " + std::to_string(group) +
+        " work-items of a group on one thread whose stack holds them all, and " +
+        lab::format_bytes(double(per_item * group)) + " exceed the " +
+        lab::format_bytes(double(cpu_private_budget())) +
+        " it can spare: choose a smaller --local or --kmax");
   }
 
   const bool is_float = std::is_floating_point_v<T>;

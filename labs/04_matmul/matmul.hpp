@@ -10,6 +10,11 @@
 
 namespace matmul {
 
+// Bounds of the command line: no device runs a work-group side above kMaxGroupSide, and the
+// kernels index with int, so no dimension (or KMAX) goes above kMaxDimension.
+constexpr int kMaxGroupSide = 65536;
+constexpr int kMaxDimension = 1 << 30;
+
 // C (M×N) = A (M×K) · B (K×N), row-major.
 struct Dims {
   int M = 0;

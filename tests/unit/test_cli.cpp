@@ -51,6 +51,39 @@ TEST(ParseSize, RejectsWithReasons) {
   EXPECT_EQ(message("-5").rfind("-n: ", 0), 0u) << "the message names the option";
 }
 
+TEST(ParseSize, HonoursAnUpperBound) {
+  EXPECT_EQ(lab::parse_size("--reps", "100000", 1, 100000), 100000u);
+  try {
+    lab::parse_size("--reps", "100001", 1, 100000);
+    FAIL() << "accepted";
+  } catch (const lab::UsageError& e) {
+    EXPECT_STREQ(e.what(), "--reps: 100001 is too large: it must be at most 100000");
+  }
+}
+
+TEST(ParsePositive, AcceptsDecimalAndExponentRejectsTheRest) {
+  EXPECT_DOUBLE_EQ(lab::parse_positive("--peak", "60000"), 60000.0);
+  EXPECT_DOUBLE_EQ(lab::parse_positive("--peak", " 6e4 "), 60000.0);
+  EXPECT_DOUBLE_EQ(lab::parse_positive("--peak", "0.5"), 0.5);
+  const auto message = [](const std::string& text) {
+    try {
+      lab::parse_positive("--peak", text);
+    } catch (const lab::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message("-1").rfind("--peak: -1 is negative", 0), 0u) << message("-1");
+  EXPECT_EQ(message("0").rfind("--peak: 0 is not positive", 0), 0u) << message("0");
+  EXPECT_EQ(message("0.0").rfind("--peak: 0 is not positive", 0), 0u) << message("0.0");
+  EXPECT_NE(message("fast").find("is not a number"), std::string::npos);
+  EXPECT_NE(message("12x").find("is not a number"), std::string::npos);
+  EXPECT_NE(message("nan").find("is not a number"), std::string::npos);
+  EXPECT_NE(message("inf").find("is not finite"), std::string::npos);
+  EXPECT_NE(message("1e999").find("is not finite"), std::string::npos);
+  EXPECT_NE(message("").find("missing"), std::string::npos);
+}
+
 TEST(ParseSizeList, SplitsOnCommaOrX) {
   EXPECT_EQ(lab::parse_size_list("--global", "16,16"), (std::vector<std::uint64_t>{16, 16}));
   EXPECT_EQ(lab::parse_size_list("--global", "8x4x2"), (std::vector<std::uint64_t>{8, 4, 2}));
@@ -81,19 +114,49 @@ TEST(Cli, LabSizeOptionUsesSizeParser) {
   EXPECT_EQ(n, 1024u);
 }
 
-TEST(Cli, RejectsUnknownFlagsZeroRepsAndJsonWithCsv) {
-  for (const auto& words : std::vector<std::vector<std::string>>{{"lab", "--bogus"},
-                                                                 {"lab", "--reps", "0"},
-                                                                 {"lab", "--json", "--csv"},
-                                                                 {"lab", "--type", "fpga"},
-                                                                 {"lab", "-n", "0"},
-                                                                 {"lab", "-n", "x"}}) {
+TEST(Cli, RejectsNonsenseWithOneSentenceNamingTheOption) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"lab", "--bogus"}, "The following argument was not expected: --bogus"},
+      {{"lab", "--reps", "0"}, "--reps: 0 is too small: it must be at least 1"},
+      {{"lab", "--reps", "-3"}, "--reps: -3 is negative"},
+      {{"lab", "--warmup", "5000"}, "--warmup: 5000 is too large: it must be at most 1000"},
+      {{"lab", "--seed", "-1"}, "--seed: -1 is negative"},
+      {{"lab", "--seed", "2^64"}, "--seed: '2^64' is too large"},
+      {{"lab", "--peak", "-1"}, "--peak: -1 is negative"},
+      {{"lab", "--peak", "0"}, "--peak: 0 is not positive"},
+      {{"lab", "--json", "--csv"}, "--json excludes --csv"},
+      {{"lab", "--type", "fpga"}, "--type: fpga not in"},
+      {{"lab", "-n", "0"}, "--size: 0 is too small"},
+      {{"lab", "-n", "x"}, "--size: 'x' is not a number"},
+  };
+  for (const auto& [words, expected] : cases) {
     Args args(words);
     lab::Cli cli("lab", "test", args.argc(), args.argv());
     std::uint64_t n = 1;
+    double peak = 1;
     cli.add_size("-n,--size", n, "elements");
-    EXPECT_THROW(cli.parse(), CLI::ParseError) << words[1];
+    cli.add_positive("--peak", peak, "GFLOP/s");
+    try {
+      cli.parse();
+      ADD_FAILURE() << words[1] << " was accepted";
+    } catch (const lab::UsageError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(expected), std::string::npos) << message;
+      EXPECT_NE(message.find("(run 'lab --help' for the options)"), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
   }
+}
+
+TEST(Cli, NumericOptionsStoreTheirValues) {
+  Args args({"lab", "--seed", "2^40", "--peak", "6e4", "--reps", "100000"});
+  lab::Cli cli("lab", "test", args.argc(), args.argv());
+  double peak = 0;
+  cli.add_positive("--peak", peak, "GFLOP/s");
+  cli.parse();
+  EXPECT_EQ(cli.options().seed, std::uint64_t{1} << 40);
+  EXPECT_EQ(cli.options().reps, 100000);
+  EXPECT_DOUBLE_EQ(peak, 60000.0);
 }
 
 TEST(Cli, EnvironmentFallbacksAndCommandLinePrecedence) {

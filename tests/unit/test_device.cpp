@@ -6,9 +6,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 namespace {
+
+// The options a lab run by CTest starts from: the platform the suite pins (LAB_PLATFORM), so the
+// tests use PoCL even where another platform, a GPU say, comes first.
+lab::Options suite_options() {
+  lab::Options options;
+  if (const char* platform = std::getenv("LAB_PLATFORM")) options.platform = platform;
+  return options;
+}
 
 std::string usage_message(const lab::Options& options) {
   try {
@@ -21,7 +30,7 @@ std::string usage_message(const lab::Options& options) {
 
 std::string launch_message(const std::vector<std::uint64_t>& global,
                            const std::vector<std::uint64_t>& local) {
-  lab::Options options;
+  const lab::Options options = suite_options();
   std::ostringstream out;
   const lab::Env env = lab::open_device(options, out);
   cl::Program program(env.context, "__kernel void k(__global int* x) { x[get_global_id(0)] = 1; }");
@@ -73,7 +82,7 @@ TEST(Devices, BadChoicesSayWhatToDo) {
 }
 
 TEST(Devices, OpenDevicePrintsOneLine) {
-  lab::Options options;
+  const lab::Options options = suite_options();
   std::ostringstream out;
   const lab::Env env = lab::open_device(options, out);
   const std::string line = out.str();
@@ -99,7 +108,7 @@ TEST(LaunchCheck, ExplainsWorkGroupProblemsWithNumbers) {
 }
 
 TEST(Memory, RejectsBuffersBeyondTheDeviceLimit) {
-  lab::Options options;
+  const lab::Options options = suite_options();
   std::ostringstream out;
   const lab::Env env = lab::open_device(options, out);
   EXPECT_NO_THROW(lab::check_memory(env, 1024, 3, 3, "-n"));
@@ -110,4 +119,17 @@ TEST(Memory, RejectsBuffersBeyondTheDeviceLimit) {
   } catch (const lab::RuntimeError& e) {
     EXPECT_NE(std::string(e.what()).find("CL_DEVICE_MAX_MEM_ALLOC_SIZE"), std::string::npos);
   }
+}
+
+// tests/expect.cmake formats @LOCAL_MEM@ the same way; its self-test checks this same table.
+TEST(FormatBytes, WholeUnitsAndTwoDecimals) {
+  EXPECT_EQ(lab::format_bytes(1023), "1023 B");
+  EXPECT_EQ(lab::format_bytes(1536), "1.50 KiB");
+  EXPECT_EQ(lab::format_bytes(32768), "32 KiB");
+  EXPECT_EQ(lab::format_bytes(49152), "48 KiB");
+  EXPECT_EQ(lab::format_bytes(524288), "512 KiB");
+  EXPECT_EQ(lab::format_bytes(2097152), "2 MiB");
+  EXPECT_EQ(lab::format_bytes(4000000), "3.81 MiB");
+  EXPECT_EQ(lab::format_bytes(4202496), "4.01 MiB");
+  EXPECT_EQ(lab::format_bytes(1099511627776.0 * 4), "4 TiB");
 }

@@ -1,16 +1,15 @@
-// cli.hpp: the shared command line. Every lab gets these flags; it adds its own to app().
+// cli.hpp: the shared command line. Every lab gets these flags and adds its own through Cli.
 #pragma once
-
-#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace lab {
 
-// The flags every lab shares (design.md, "Shared command line").
+// The flags every lab shares (README.md, "The labs": the options every lab takes).
 struct Options {
   bool list = false;          // --list: print platforms and devices, then exit
   std::string platform;       // -p: index or name substring (LAB_PLATFORM)
@@ -30,27 +29,55 @@ struct Options {
 
 enum class OutputFormat { human, json, csv, summary };
 
+// The largest whole number the command line accepts: 2^63.
+constexpr std::uint64_t kMaxWholeNumber = std::uint64_t{1} << 63;
+
 // "2^20" -> 1048576, "1000" -> 1000. Throws UsageError naming `what` for anything else:
-// empty, negative, zero (when min is 1), non-numeric, or beyond 2^63.
-std::uint64_t parse_size(const std::string& what, const std::string& text, std::uint64_t min = 1);
+// empty, negative, below `min` (zero when min is 1), above `max`, non-numeric, or beyond 2^63.
+std::uint64_t parse_size(const std::string& what, const std::string& text, std::uint64_t min = 1,
+                         std::uint64_t max = kMaxWholeNumber);
+
+// "60000", "6e4", "0.5" -> that number. Throws UsageError naming `what` for text, negative
+// numbers, zero, infinities and NaN: a rate or a peak must be a positive finite number.
+double parse_positive(const std::string& what, const std::string& text);
 
 // "16,16" or "16x16" -> {16, 16}, each element parsed by parse_size.
 std::vector<std::uint64_t> parse_size_list(const std::string& what, const std::string& text,
-                                           std::uint64_t min = 1);
+                                           std::uint64_t min = 1,
+                                           std::uint64_t max = kMaxWholeNumber);
 
+// The command line of one lab: the shared flags, plus the options the lab adds before parse().
+// `flags` names an option as "-n,--size" or "--mode". CLI11 does the parsing; it stays inside
+// cli.cpp, so a lab's translation unit does not compile it.
 class Cli {
  public:
   Cli(std::string name, const std::string& description, int argc, char** argv);
+  ~Cli();
+  Cli(const Cli&) = delete;
+  Cli& operator=(const Cli&) = delete;
 
-  CLI::App& app() { return app_; }
   const Options& options() const { return options_; }
   const std::string& name() const { return name_; }
 
-  // A size option ("-n,--size") that accepts 1000 or 2^20 and rejects 0, negatives and text.
-  CLI::Option* add_size(const std::string& flags, std::uint64_t& value, const std::string& help,
-                        std::uint64_t min = 1);
+  void add_flag(const std::string& flags, bool& value, const std::string& help);
+  // Free text ("--regtile 128,128,8,8,8,4"): the lab checks it after parse().
+  void add_text(const std::string& flags, std::string& value, const std::string& help);
+  // One of `choices`; anything else is refused with the list.
+  void add_choice(const std::string& flags, std::string& value, const std::string& help,
+                  const std::vector<std::string>& choices);
 
-  // Parses the command line. Handles --help and --list itself (ending the lab with exit 0).
+  // A size ("-n,--size") that accepts 1000 or 2^20 and rejects 0 (below min), negatives and text.
+  void add_size(const std::string& flags, std::uint64_t& value, const std::string& help,
+                std::uint64_t min = 1);
+  // A whole-number option ("--reps 5") in [min, max] (min >= 0), with parse_size's sentences.
+  void add_count(const std::string& flags, int& value, const std::string& help, int min, int max);
+  void add_count(const std::string& flags, std::uint64_t& value, const std::string& help,
+                 std::uint64_t min, std::uint64_t max);
+  // A positive real number ("--peak 60000"), with parse_positive's sentences.
+  void add_positive(const std::string& flags, double& value, const std::string& help);
+
+  // Parses the command line. --help and --list print and end the lab with exit 0 (an Error with
+  // kExitPassed); anything it cannot take is a UsageError naming the option.
   void parse();
 
   OutputFormat format() const;
@@ -58,11 +85,12 @@ class Cli {
   std::ostream& out() const;
 
  private:
+  struct Parser;  // the CLI11 application
   std::string name_;
   int argc_;
   char** argv_;
-  CLI::App app_;
   Options options_;
+  std::unique_ptr<Parser> parser_;
 };
 
 }  // namespace lab
