@@ -134,7 +134,8 @@ function(lab_test lab name)
 endfunction()
 
 # _lab_expect(TEST LABEL CODE REGEXES ENV command...): runs the command through expect.cmake,
-# which asserts its exit code and that its output matches each of the one or two REGEXES. A regex
+# which asserts its exit code and that its output matches each of the one or two REGEXES (CMake
+# lists: a regex cannot hold a ';', so match the message's semicolons with '.'). A regex
 # may name facts of the device the test runs on (@LOCAL_MEM@, ...: expect.cmake lists them), so no
 # expectation carries a number from the machine it was written on.
 function(_lab_expect test label code regexes env)
