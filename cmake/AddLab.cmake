@@ -8,6 +8,7 @@
 #   lab_error(vector_add size_zero EXIT 2 MATCH "0 is too small" ARGS -n 0)
 #                                                                # [errors]   errors.vector_add.*
 #   lab_oclgrind(vector_add prime ARGS -n 37 --local 8)          # [oclgrind] oclgrind.vector_add.*
+#   lab_kernels_beside_binary(vector_add -n 100)                 # [lab] KERNELS lists every file
 #
 # Every lab binary lands in ${CMAKE_BINARY_DIR}/bin with its kernels in bin/kernels/, and its name
 # is appended to ${CMAKE_BINARY_DIR}/labs.txt, which scripts/labs.sh reads to find the tour. A
@@ -34,7 +35,8 @@ set(LAB_TEST_ENVIRONMENT
 
 # The second device of the [errors] cases: Oclgrind's simulator (32 KiB of local memory, 1024
 # work-items per group), registered through its ICD next to the machine's own platforms, so the
-# lab also sees a platform list that does not start with PoCL.
+# lab also sees more than one platform (ocl-icd's order decides which comes first; here it is
+# Oclgrind).
 find_program(OCLGRIND oclgrind)
 set(LAB_OCLGRIND_ICD "")
 if(OCLGRIND)
@@ -52,6 +54,9 @@ if(OCLGRIND)
     file(WRITE ${LAB_OCLGRIND_VENDORS}/0-oclgrind.icd "${LAB_OCLGRIND_ICD_LIBRARY}\n")
     set(LAB_OCLGRIND_ICD
         "OCL_ICD_VENDORS=set:${LAB_OCLGRIND_VENDORS}" "LAB_PLATFORM=set:oclgrind")
+  else()
+    message(WARNING "liboclgrind-rt-icd.so not found next to ${OCLGRIND}: the [errors] cases "
+                    "run on PoCL only")
   endif()
 endif()
 
@@ -124,6 +129,20 @@ function(add_lab name)
   endif()
 endfunction()
 
+# lab_kernels_beside_binary(LAB args...): [lab] LAB.kernels_beside_binary runs the lab with -v
+# and fails if any kernel it builds comes from the source tree's kernels/ rather than bin/kernels/:
+# proof that add_lab's KERNELS lists every file the lab loads (the arguments should make it load
+# all of them).
+function(lab_kernels_beside_binary lab)
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
+    return()
+  endif()
+  add_test(NAME ${lab}.kernels_beside_binary COMMAND ${lab} ${ARGN} -v)
+  lab_set_test_properties(${lab}.kernels_beside_binary lab)
+  set_tests_properties(${lab}.kernels_beside_binary PROPERTIES
+    FAIL_REGULAR_EXPRESSION "Building ${PROJECT_SOURCE_DIR}/kernels/")
+endfunction()
+
 # lab_test(LAB NAME args...): [lab] LAB.NAME runs the lab with the arguments; exit 0 passes.
 function(lab_test lab name)
   if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
@@ -176,12 +195,17 @@ endfunction()
 # lab_error(LAB NAME EXIT code MATCH regex [MATCH regex...] [POCL_ONLY] [ENV VAR=set:VALUE...]
 #           ARGS args...): [errors] errors.LAB.NAME runs the lab with bad input on PoCL and asserts
 # the exit code and the message; errors.LAB.NAME.oclgrind does the same on Oclgrind's simulated
-# device, whose limits differ, unless POCL_ONLY (say why next to the call).
+# device, whose limits differ, unless POCL_ONLY (say why next to the call; such a case is left
+# out when -DLAB_TEST_PLATFORM pins the suite to another platform).
 function(lab_error lab name)
   if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
     return()
   endif()
   cmake_parse_arguments(PARSE_ARGV 2 X "POCL_ONLY" "EXIT" "MATCH;ENV;ARGS")
+  string(TOLOWER "${LAB_TEST_PLATFORM}" platform)
+  if(X_POCL_ONLY AND NOT platform MATCHES "pocl")
+    return()  # the suite is pinned to another platform (-DLAB_TEST_PLATFORM)
+  endif()
   _lab_expect(errors.${lab}.${name} errors ${X_EXIT} "${X_MATCH}" "${X_ENV}"
               $<TARGET_FILE:${lab}> ${X_ARGS})
   if(NOT X_POCL_ONLY AND LAB_OCLGRIND_ICD)

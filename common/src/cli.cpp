@@ -42,6 +42,16 @@ std::ostream& null_stream() {
   return sink;
 }
 
+// "1048576" as "2^20": bounds that are large powers of two read better as powers.
+std::string power_text(std::uint64_t value) {
+  if (value >= (1u << 20) && (value & (value - 1)) == 0) {
+    int exponent = 0;
+    while ((std::uint64_t{1} << exponent) != value) ++exponent;
+    return "2^" + std::to_string(exponent);
+  }
+  return std::to_string(value);
+}
+
 // A CLI11 validator that rewrites the option's text through `parse`, or fails with the sentence
 // the UsageError carries (without the option's name: CLI11 puts it in front).
 CLI::Validator sentence_validator(const std::string& what,
@@ -79,7 +89,7 @@ std::uint64_t parse_size(const std::string& what, const std::string& raw, std::u
                          std::uint64_t max) {
   const std::string text = trim(raw);
   const std::string example = "write a whole number such as 1000 or 2^20";
-  if (text.empty()) throw UsageError(what + ": a size is missing: " + example);
+  if (text.empty()) throw UsageError(what + ": a number is missing: " + example);
   if (text[0] == '-') {
     throw UsageError(what + ": " + text + " is negative: " + example);
   }
@@ -89,7 +99,7 @@ std::uint64_t parse_size(const std::string& what, const std::string& raw, std::u
     if (!parse_digits(text, value)) {
       const bool numeric = text.find_first_not_of("0123456789") == std::string::npos;
       throw UsageError(what + ": '" + text + "' " +
-                       (numeric ? "is too large (at most 2^63)" : "is not a number") + ": " +
+                       (numeric ? "is too large (at most 2^63)" : "is not a whole number") + ": " +
                        example);
     }
   } else {
@@ -97,7 +107,7 @@ std::uint64_t parse_size(const std::string& what, const std::string& raw, std::u
     std::uint64_t exponent = 0;
     if (!parse_digits(text.substr(0, caret), base) ||
         !parse_digits(text.substr(caret + 1), exponent)) {
-      throw UsageError(what + ": '" + text + "' is not a number: " + example);
+      throw UsageError(what + ": '" + text + "' is not a whole number: " + example);
     }
     value = 1;
     for (std::uint64_t i = 0; i < exponent; ++i) {
@@ -112,13 +122,12 @@ std::uint64_t parse_size(const std::string& what, const std::string& raw, std::u
                      std::to_string(min));
   }
   if (value > max) {
-    throw UsageError(what + ": " + text + " is too large: it must be at most " +
-                     std::to_string(max));
+    throw UsageError(what + ": " + text + " is too large: it must be at most " + power_text(max));
   }
   return value;
 }
 
-double parse_positive(const std::string& what, const std::string& raw) {
+double parse_positive(const std::string& what, const std::string& raw, double min, double max) {
   const std::string text = trim(raw);
   const std::string example = "write a positive number such as 60000 or 6e4";
   if (text.empty()) throw UsageError(what + ": a number is missing: " + example);
@@ -130,6 +139,15 @@ double parse_positive(const std::string& what, const std::string& raw) {
   if (value < 0) throw UsageError(what + ": " + text + " is negative: " + example);
   if (value == 0) throw UsageError(what + ": 0 is not positive: " + example);
   if (std::isinf(value)) throw UsageError(what + ": " + text + " is not finite: " + example);
+  char bound[32];
+  if (value < min) {
+    std::snprintf(bound, sizeof bound, "%g", min);
+    throw UsageError(what + ": " + text + " is too small: it must be at least " + bound);
+  }
+  if (value > max) {
+    std::snprintf(bound, sizeof bound, "%g", max);
+    throw UsageError(what + ": " + text + " is too large: it must be at most " + bound);
+  }
   return value;
 }
 
@@ -209,7 +227,7 @@ void Cli::add_size(const std::string& flags, std::uint64_t& value, const std::st
                    std::uint64_t min) {
   parser_->app.add_option(flags, value, help)
       ->type_name("SIZE")
-      ->transform(whole_number(flags, min, kMaxWholeNumber));
+      ->transform(whole_number(flags, min, kMaxSize));
 }
 
 void Cli::add_count(const std::string& flags, std::uint64_t& value, const std::string& help,
@@ -227,13 +245,14 @@ void Cli::add_count(const std::string& flags, int& value, const std::string& hel
                                static_cast<std::uint64_t>(max)));
 }
 
-void Cli::add_positive(const std::string& flags, double& value, const std::string& help) {
+void Cli::add_positive(const std::string& flags, double& value, const std::string& help, double min,
+                       double max) {
   const std::string what = long_name(flags);
   parser_->app.add_option(flags, value, help)
       ->type_name("NUMBER")
-      ->transform(sentence_validator(what, [what](const std::string& text) {
+      ->transform(sentence_validator(what, [what, min, max](const std::string& text) {
         char exact[40];
-        std::snprintf(exact, sizeof exact, "%.17g", parse_positive(what, text));
+        std::snprintf(exact, sizeof exact, "%.17g", parse_positive(what, text, min, max));
         return std::string(exact);
       }));
 }

@@ -28,10 +28,23 @@ bool is_index(const std::string& text) {
          std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
+// The value of an index (is_index), or -1 past a million: no machine has that many devices.
+long index_value(const std::string& text) { return text.size() > 6 ? -1 : std::stol(text); }
+
+// Every platform the ICD loader knows, also those without a device (-p counts them all).
+std::size_t platform_count() {
+  std::vector<cl::Platform> platforms;
+  try {
+    cl::Platform::get(&platforms);
+  } catch (const cl::Error&) {
+  }
+  return platforms.size();
+}
+
 // A platform matches -p by index, or by a substring of its name, vendor or version
 // ("pocl" matches "Portable Computing Language" through its version string).
 bool platform_matches(const DeviceEntry& entry, const std::string& want) {
-  if (is_index(want)) return entry.platform_index == std::stoi(want);
+  if (is_index(want)) return entry.platform_index == index_value(want);
   return contains(entry.platform.getInfo<CL_PLATFORM_NAME>(), want) ||
          contains(entry.platform.getInfo<CL_PLATFORM_VENDOR>(), want) ||
          contains(entry.platform.getInfo<CL_PLATFORM_VERSION>(), want);
@@ -88,7 +101,7 @@ DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options
     if (type_matches(entry, options.type)) candidates.push_back(entry);
   }
   if (!platform_seen) {
-    int platforms = devices.empty() ? 0 : devices.back().platform_index + 1;
+    const std::size_t platforms = platform_count();
     throw UsageError(
         "no platform matches -p '" + options.platform + "' (there " +
         (platforms == 1 ? "is 1 platform" : "are " + std::to_string(platforms) + " platforms") +
@@ -109,8 +122,8 @@ DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options
   }
   if (is_index(want)) {
     // With -p the index counts inside that platform, otherwise over every device in --list.
-    const std::size_t index = std::stoul(want);
-    if (index < candidates.size()) return candidates[index];
+    const long index = index_value(want);
+    if (index >= 0 && static_cast<std::size_t>(index) < candidates.size()) return candidates[index];
     throw UsageError("no device " + want + ": only " + std::to_string(candidates.size()) +
                      " device" + (candidates.size() == 1 ? "" : "s") +
                      " match (indices start at 0): run with --list to see them");
@@ -123,18 +136,21 @@ DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options
 
 void print_device_list(std::ostream& out) {
   const auto devices = all_devices();
-  int last_platform = -1;
-  for (const auto& entry : devices) {
-    if (entry.platform_index != last_platform) {
-      last_platform = entry.platform_index;
-      out << "Platform " << entry.platform_index << ": "
-          << trim_info(entry.platform.getInfo<CL_PLATFORM_NAME>()) << " ("
-          << trim_info(entry.platform.getInfo<CL_PLATFORM_VERSION>()) << ")\n";
+  std::vector<cl::Platform> platforms;
+  cl::Platform::get(&platforms);
+  for (std::size_t p = 0; p < platforms.size(); ++p) {
+    out << "Platform " << p << ": " << trim_info(platforms[p].getInfo<CL_PLATFORM_NAME>()) << " ("
+        << trim_info(platforms[p].getInfo<CL_PLATFORM_VERSION>()) << ")\n";
+    bool any = false;
+    for (const auto& entry : devices) {
+      if (entry.platform_index != static_cast<int>(p)) continue;
+      any = true;
+      out << "  -d " << entry.index << "  (-p " << entry.platform_index << " -d "
+          << entry.device_index << ")  " << trim_info(entry.device.getInfo<CL_DEVICE_NAME>())
+          << " [" << device_type_name(entry.device.getInfo<CL_DEVICE_TYPE>()) << ", "
+          << trim_info(entry.device.getInfo<CL_DEVICE_OPENCL_C_VERSION>()) << "]\n";
     }
-    out << "  -d " << entry.index << "  (-p " << entry.platform_index << " -d "
-        << entry.device_index << ")  " << trim_info(entry.device.getInfo<CL_DEVICE_NAME>()) << " ["
-        << device_type_name(entry.device.getInfo<CL_DEVICE_TYPE>()) << ", "
-        << trim_info(entry.device.getInfo<CL_DEVICE_OPENCL_C_VERSION>()) << "]\n";
+    if (!any) out << "  no device\n";
   }
 }
 

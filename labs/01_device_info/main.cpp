@@ -120,34 +120,39 @@ int main(int argc, char** argv) {
         std::vector<lab::DeviceEntry> devices = lab::all_devices();
         if (narrowed) devices = {lab::choose_device(devices, opt)};
 
-        // 3. Query, check and print
+        // 3. Query, check and print, platform by platform (one may show no device at all)
+        std::vector<cl::Platform> platform_list;
+        cl::Platform::get(&platform_list);
         json platforms = json::array();
         std::size_t problems = 0;
-        int last_platform = -1;
-        for (const auto& entry : devices) {
-          if (entry.platform_index != last_platform) {
-            last_platform = entry.platform_index;
-            platforms.push_back(
-                {{"index", entry.platform_index},
-                 {"name", lab::trim_info(entry.platform.getInfo<CL_PLATFORM_NAME>())},
-                 {"vendor", lab::trim_info(entry.platform.getInfo<CL_PLATFORM_VENDOR>())},
-                 {"version", lab::trim_info(entry.platform.getInfo<CL_PLATFORM_VERSION>())},
-                 {"devices", json::array()}});
-            cli.out() << "Platform " << entry.platform_index << ": "
-                      << platforms.back()["name"].get<std::string>() << " ("
-                      << platforms.back()["version"].get<std::string>() << ")\n";
+        for (std::size_t p = 0; p < platform_list.size(); ++p) {
+          const int index = static_cast<int>(p);
+          if (narrowed && index != devices.front().platform_index) continue;
+          platforms.push_back(
+              {{"index", index},
+               {"name", lab::trim_info(platform_list[p].getInfo<CL_PLATFORM_NAME>())},
+               {"vendor", lab::trim_info(platform_list[p].getInfo<CL_PLATFORM_VENDOR>())},
+               {"version", lab::trim_info(platform_list[p].getInfo<CL_PLATFORM_VERSION>())},
+               {"devices", json::array()}});
+          cli.out() << "Platform " << index << ": " << platforms.back()["name"].get<std::string>()
+                    << " (" << platforms.back()["version"].get<std::string>() << ")\n";
+          for (const auto& entry : devices) {
+            if (entry.platform_index != index) continue;
+            json device = describe_device(entry.device);
+            device["index"] = entry.index;
+            cli.out() << "  Device " << entry.index << " (-p " << entry.platform_index << " -d "
+                      << entry.device_index << "): " << device["name"].get<std::string>() << "\n";
+            print_device(device, cli.out());
+            for (const auto& problem : inconsistencies(device)) {
+              std::cerr << "  inconsistent: " << device["name"].get<std::string>() << ": "
+                        << problem << "\n";
+              ++problems;
+            }
+            platforms.back()["devices"].push_back(device);
           }
-          json device = describe_device(entry.device);
-          device["index"] = entry.index;
-          cli.out() << "  Device " << entry.index << " (-p " << entry.platform_index << " -d "
-                    << entry.device_index << "): " << device["name"].get<std::string>() << "\n";
-          print_device(device, cli.out());
-          for (const auto& problem : inconsistencies(device)) {
-            std::cerr << "  inconsistent: " << device["name"].get<std::string>() << ": " << problem
-                      << "\n";
-            ++problems;
+          if (platforms.back()["devices"].empty()) {
+            cli.out() << "  no device: this platform's driver finds no hardware it can use\n";
           }
-          platforms.back()["devices"].push_back(device);
         }
 
         // 4. Report: one row; it passes when every device answered every query consistently

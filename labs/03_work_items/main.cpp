@@ -54,8 +54,10 @@ int main(int argc, char** argv) {
           for (std::size_t d = 0; d < global.size(); ++d)
             global[d] = lab::round_up(global[d], local[d]);
         }
+        // Each dimension's ids are 32-bit here: global size plus offset stays below 2^32 (each
+        // is at most 2^32 by then, so the sum cannot wrap).
         for (std::size_t d = 0; d < global.size(); ++d) {
-          if (global[d] + offset[d] > 0xFFFFFFFFull) {
+          if (global[d] > 0xFFFFFFFFull || offset[d] > 0xFFFFFFFFull - global[d]) {
             throw lab::UsageError(
                 "global size plus offset must stay below 2^32 in every dimension");
           }
@@ -71,8 +73,16 @@ int main(int argc, char** argv) {
         lab::check_ndrange(kernel, env.device, global,
                            local);  // explains a local size that does not fit
 
+        // Every work-item writes one record: more than 2^40 of them is past any device.
         std::uint64_t items = 1;
-        for (const auto g : global) items *= g;
+        for (const auto g : global) {
+          if (items > (std::uint64_t{1} << 40) / g) {
+            throw lab::UsageError(
+                "--global asks for more than 2^40 work-items in all: choose "
+                "smaller sizes");
+          }
+          items *= g;
+        }
         const std::uint64_t bytes = items * kRecordSize * sizeof(cl_uint);
         lab::check_memory(env, bytes, 1, 2, "--global");
         cl::Buffer records_buf(env.context, CL_MEM_WRITE_ONLY, bytes);

@@ -111,7 +111,8 @@ int main(int argc, char** argv) {
                        "regtiled: stage slices in local memory or read through the caches "
                        "(default: local on a GPU, cache on a CPU)",
                        {"local", "cache"});
-        cli.add_positive("--peak", s.peak, "FP32 peak in GFLOP/s (default: an estimate)");
+        cli.add_positive("--peak", s.peak, "FP32 peak in GFLOP/s (default: an estimate)", 1e-3,
+                         1e9);
         cli.add_flag("--peers", s.peers,
                      "Also time OpenBLAS (host) and CLBlast (device) SGEMM, when installed");
         cli.parse();

@@ -1,7 +1,7 @@
 // matmul.cpp: variants, tunables, the reference and the shared run/verify path.
 #include "matmul.hpp"
 
-#include <sys/resource.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -57,13 +57,15 @@ std::uint64_t private_bytes(const std::string& variant, const Tuning& t, std::si
 }
 
 // What a CPU device may keep in private arrays for one work-group. PoCL runs a group's
-// work-items on one host thread, whose stack holds all their private arrays; a thread's stack is
-// RLIMIT_STACK (8 MiB by default) and the rest of the kernel needs room too, so half of it.
+// work-items on one host thread, whose stack holds all their private arrays; a new thread gets
+// the process's default stack size (from RLIMIT_STACK, 8 MiB usually, 2 MiB when that is
+// unlimited), and the rest of the kernel needs room too, so half of it.
 std::uint64_t cpu_private_budget() {
-  rlimit limit{};
-  std::uint64_t stack = 8ull << 20;
-  if (::getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    stack = limit.rlim_cur;
+  pthread_attr_t defaults;
+  std::size_t stack = 2u << 20;
+  if (::pthread_getattr_default_np(&defaults) == 0) {
+    ::pthread_attr_getstacksize(&defaults, &stack);
+    ::pthread_attr_destroy(&defaults);
   }
   return stack / 2;
 }
@@ -251,8 +253,17 @@ std::string capacity_problem(const std::string& variant, const Dims& dims, const
              ": WPTM and TSK must be multiples of 4, VWN 4, 8 or 16 and a divisor of WPTN, and "
              "TSM and TSN multiples of WPTM and WPTN";
     }
-    const int group = (t.tsm / t.wptm) * (t.tsn / t.wptn);
-    if ((t.tsm * t.tsk) % (4 * group) != 0 || (t.tsk * t.tsn) % (4 * group) != 0) {
+    // Each work-item keeps WPTM×WPTN accumulators in registers and the compiler unrolls over
+    // them and over TSK: beyond these, no device keeps them in registers and compilers take
+    // minutes.
+    if (std::int64_t{t.wptm} * t.wptn > kMaxRegisterTile || t.tsk > kMaxSlice) {
+      return "--regtile " + t.regtile_text() + ": WPTM x WPTN must be at most " +
+             std::to_string(kMaxRegisterTile) + " elements per work-item and TSK at most " +
+             std::to_string(kMaxSlice);
+    }
+    const std::int64_t group = std::int64_t{t.tsm / t.wptm} * (t.tsn / t.wptn);
+    if ((std::int64_t{t.tsm} * t.tsk) % (4 * group) != 0 ||
+        (std::int64_t{t.tsk} * t.tsn) % (4 * group) != 0) {
       return "--regtile " + t.regtile_text() + ": each of the " + std::to_string(group) +
              " work-items must copy a whole number of 4-vectors of each slice, so TSM*TSK and "
              "TSK*TSN must be multiples of " +

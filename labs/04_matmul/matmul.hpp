@@ -14,6 +14,9 @@ namespace matmul {
 // kernels index with int, so no dimension (or KMAX) goes above kMaxDimension.
 constexpr int kMaxGroupSide = 65536;
 constexpr int kMaxDimension = 1 << 30;
+// regtiled: the largest register tile (WPTM×WPTN elements per work-item) and K slice (TSK).
+constexpr int kMaxRegisterTile = 256;
+constexpr int kMaxSlice = 256;
 
 // C (M×N) = A (M×K) · B (K×N), row-major.
 struct Dims {

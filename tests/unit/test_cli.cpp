@@ -41,13 +41,13 @@ TEST(ParseSize, RejectsWithReasons) {
     return std::string("accepted");
   };
   EXPECT_NE(message("").find("missing"), std::string::npos);
-  EXPECT_NE(message("abc").find("not a number"), std::string::npos);
-  EXPECT_NE(message("12abc").find("not a number"), std::string::npos);
+  EXPECT_NE(message("abc").find("not a whole number"), std::string::npos);
+  EXPECT_NE(message("12abc").find("not a whole number"), std::string::npos);
   EXPECT_NE(message("-5").find("negative"), std::string::npos);
   EXPECT_NE(message("0").find("at least 1"), std::string::npos);
   EXPECT_NE(message("99999999999999999999").find("too large"), std::string::npos);
   EXPECT_NE(message("2^64").find("too large"), std::string::npos);
-  EXPECT_NE(message("2^").find("not a number"), std::string::npos);
+  EXPECT_NE(message("2^").find("not a whole number"), std::string::npos);
   EXPECT_EQ(message("-5").rfind("-n: ", 0), 0u) << "the message names the option";
 }
 
@@ -127,7 +127,11 @@ TEST(Cli, RejectsNonsenseWithOneSentenceNamingTheOption) {
       {{"lab", "--json", "--csv"}, "--json excludes --csv"},
       {{"lab", "--type", "fpga"}, "--type: fpga not in"},
       {{"lab", "-n", "0"}, "--size: 0 is too small"},
-      {{"lab", "-n", "x"}, "--size: 'x' is not a number"},
+      {{"lab", "-n", "x"}, "--size: 'x' is not a whole number"},
+      {{"lab", "-n", "2^62"}, "--size: 2^62 is too large: it must be at most 2^48"},
+      {{"lab", "--reps", "1.5"}, "--reps: '1.5' is not a whole number"},
+      {{"lab", "--peak", "1e20"}, "--peak: 1e20 is too large: it must be at most 1e+09"},
+      {{"lab", "--peak", "1e-320"}, "--peak: 1e-320 is too small: it must be at least 0.001"},
   };
   for (const auto& [words, expected] : cases) {
     Args args(words);
@@ -135,7 +139,7 @@ TEST(Cli, RejectsNonsenseWithOneSentenceNamingTheOption) {
     std::uint64_t n = 1;
     double peak = 1;
     cli.add_size("-n,--size", n, "elements");
-    cli.add_positive("--peak", peak, "GFLOP/s");
+    cli.add_positive("--peak", peak, "GFLOP/s", 1e-3, 1e9);
     try {
       cli.parse();
       ADD_FAILURE() << words[1] << " was accepted";
@@ -152,7 +156,7 @@ TEST(Cli, NumericOptionsStoreTheirValues) {
   Args args({"lab", "--seed", "2^40", "--peak", "6e4", "--reps", "100000"});
   lab::Cli cli("lab", "test", args.argc(), args.argv());
   double peak = 0;
-  cli.add_positive("--peak", peak, "GFLOP/s");
+  cli.add_positive("--peak", peak, "GFLOP/s", 1e-3, 1e9);
   cli.parse();
   EXPECT_EQ(cli.options().seed, std::uint64_t{1} << 40);
   EXPECT_EQ(cli.options().reps, 100000);

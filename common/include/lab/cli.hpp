@@ -31,6 +31,9 @@ enum class OutputFormat { human, json, csv, summary };
 
 // The largest whole number the command line accepts: 2^63.
 constexpr std::uint64_t kMaxWholeNumber = std::uint64_t{1} << 63;
+// The largest size (-n, --per-item, ...): 2^48 elements is past any device's memory, and byte
+// counts of that many elements of any type still fit in 64 bits.
+constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 48;
 
 // "2^20" -> 1048576, "1000" -> 1000. Throws UsageError naming `what` for anything else:
 // empty, negative, below `min` (zero when min is 1), above `max`, non-numeric, or beyond 2^63.
@@ -38,8 +41,9 @@ std::uint64_t parse_size(const std::string& what, const std::string& text, std::
                          std::uint64_t max = kMaxWholeNumber);
 
 // "60000", "6e4", "0.5" -> that number. Throws UsageError naming `what` for text, negative
-// numbers, zero, infinities and NaN: a rate or a peak must be a positive finite number.
-double parse_positive(const std::string& what, const std::string& text);
+// numbers, zero, infinities, NaN, and numbers outside [min, max].
+double parse_positive(const std::string& what, const std::string& text, double min = 1e-300,
+                      double max = 1e300);
 
 // "16,16" or "16x16" -> {16, 16}, each element parsed by parse_size.
 std::vector<std::uint64_t> parse_size_list(const std::string& what, const std::string& text,
@@ -66,15 +70,17 @@ class Cli {
   void add_choice(const std::string& flags, std::string& value, const std::string& help,
                   const std::vector<std::string>& choices);
 
-  // A size ("-n,--size") that accepts 1000 or 2^20 and rejects 0 (below min), negatives and text.
+  // A size ("-n,--size") that accepts 1000 or 2^20 and rejects 0 (below min), negatives, text
+  // and more than kMaxSize.
   void add_size(const std::string& flags, std::uint64_t& value, const std::string& help,
                 std::uint64_t min = 1);
   // A whole-number option ("--reps 5") in [min, max] (min >= 0), with parse_size's sentences.
   void add_count(const std::string& flags, int& value, const std::string& help, int min, int max);
   void add_count(const std::string& flags, std::uint64_t& value, const std::string& help,
                  std::uint64_t min, std::uint64_t max);
-  // A positive real number ("--peak 60000"), with parse_positive's sentences.
-  void add_positive(const std::string& flags, double& value, const std::string& help);
+  // A positive real number in [min, max] ("--peak 60000"), with parse_positive's sentences.
+  void add_positive(const std::string& flags, double& value, const std::string& help, double min,
+                    double max);
 
   // Parses the command line. --help and --list print and end the lab with exit 0 (an Error with
   // kExitPassed); anything it cannot take is a UsageError naming the option.
