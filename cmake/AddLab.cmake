@@ -33,8 +33,8 @@ set(LAB_TEST_ENVIRONMENT
     "LAB_KERNEL_DIR=unset:"
     "POCL_CACHE_DIR=set:${LAB_POCL_CACHE_DIR}")
 
-# The second device of the [errors] cases: Oclgrind's simulator (32 KiB of local memory, 1024
-# work-items per group), registered through its ICD next to the machine's own platforms, so the
+# The second device of the [errors] cases: Oclgrind's simulator, whose local memory and
+# work-group limits are far below PoCL's, registered through its ICD next to the machine's own platforms, so the
 # lab also sees more than one platform (ocl-icd's order decides which comes first; here it is
 # Oclgrind).
 find_program(OCLGRIND oclgrind)

@@ -5,11 +5,13 @@
 # An expression may name facts of the device the command runs on, read from device_info --json
 # (-DDEVICE_INFO=path) in the same environment, so a test never carries a number that belongs to
 # the machine it was written on:
-#   @LOCAL_MEM@             CL_DEVICE_LOCAL_MEM_SIZE as the labs print it ("2 MiB", "32 KiB")
+#   @LOCAL_MEM@             CL_DEVICE_LOCAL_MEM_SIZE as the labs print sizes
 #   @MAX_WORK_GROUP_SIZE@   CL_DEVICE_MAX_WORK_GROUP_SIZE
 #   @MAX_WORK_ITEM_SIZE_0@  CL_DEVICE_MAX_WORK_ITEM_SIZES[0]
 #   @PLATFORMS@             platforms that show a device
 #   @PLATFORM_DEVICES@      devices on the chosen device's platform
+# and a size the lab computes from the test's own arguments is written as the arithmetic that gives
+# it, @BYTES:2*256*(4096+4+64)*4@, and printed the way the labs print sizes.
 #
 # cmake -DSELF_TEST=ON -P expect.cmake checks its byte formatting against lab::format_bytes's table
 # (the same table as unit test FormatBytes.WholeUnitsAndTwoDecimals).
@@ -24,7 +26,7 @@ foreach(i RANGE 0 ${last})
   endif()
 endforeach()
 
-# format_bytes(OUT BYTES): the text lab::format_bytes gives: "48 KiB", "3.81 MiB".
+# format_bytes(OUT BYTES): the text lab::format_bytes gives (whole units, else two decimals).
 function(format_bytes out bytes)
   set(units B KiB MiB GiB TiB)
   set(unit 0)
@@ -87,6 +89,13 @@ if(NOT command)
 endif()
 
 set(regexes "${EXPECT_REGEX}" "${EXPECT_REGEX2}")
+string(REGEX MATCHALL "@BYTES:[^@]+@" byte_sizes "${regexes}")
+foreach(placeholder IN LISTS byte_sizes)
+  string(REGEX REPLACE "^@BYTES:(.*)@$" "\\1" expression "${placeholder}")
+  math(EXPR bytes "${expression}")
+  format_bytes(text ${bytes})
+  string(REPLACE "${placeholder}" "${text}" regexes "${regexes}")
+endforeach()
 if("${regexes}" MATCHES "@[A-Z_0-9]+@")
   if(NOT DEVICE_INFO)
     message(FATAL_ERROR "expect.cmake: the expression names device facts but no -DDEVICE_INFO")

@@ -31,16 +31,6 @@ bool is_index(const std::string& text) {
 // The value of an index (is_index), or -1 past a million: no machine has that many devices.
 long index_value(const std::string& text) { return text.size() > 6 ? -1 : std::stol(text); }
 
-// Every platform the ICD loader knows, also those without a device (-p counts them all).
-std::size_t platform_count() {
-  std::vector<cl::Platform> platforms;
-  try {
-    cl::Platform::get(&platforms);
-  } catch (const cl::Error&) {
-  }
-  return platforms.size();
-}
-
 // A platform matches -p by index, or by a substring of its name, vendor or version
 // ("pocl" matches "Portable Computing Language" through its version string).
 bool platform_matches(const DeviceEntry& entry, const std::string& want) {
@@ -59,7 +49,7 @@ bool type_matches(const DeviceEntry& entry, const std::string& type) {
 
 }  // namespace
 
-std::vector<DeviceEntry> all_devices() {
+std::vector<cl::Platform> all_platforms() {
   std::vector<cl::Platform> platforms;
   try {
     cl::Platform::get(&platforms);
@@ -71,6 +61,11 @@ std::vector<DeviceEntry> all_devices() {
         "no OpenCL platform found: install one (scripts/setup.sh installs PoCL, the CPU "
         "platform) or check /etc/OpenCL/vendors and OCL_ICD_VENDORS");
   }
+  return platforms;
+}
+
+std::vector<DeviceEntry> all_devices() {
+  const std::vector<cl::Platform> platforms = all_platforms();
   std::vector<DeviceEntry> devices;
   for (std::size_t p = 0; p < platforms.size(); ++p) {
     std::vector<cl::Device> platform_devices;
@@ -101,7 +96,7 @@ DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options
     if (type_matches(entry, options.type)) candidates.push_back(entry);
   }
   if (!platform_seen) {
-    const std::size_t platforms = platform_count();
+    const std::size_t platforms = all_platforms().size();  // -p counts those without a device
     throw UsageError(
         "no platform matches -p '" + options.platform + "' (there " +
         (platforms == 1 ? "is 1 platform" : "are " + std::to_string(platforms) + " platforms") +
@@ -136,8 +131,7 @@ DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options
 
 void print_device_list(std::ostream& out) {
   const auto devices = all_devices();
-  std::vector<cl::Platform> platforms;
-  cl::Platform::get(&platforms);
+  const auto platforms = all_platforms();
   for (std::size_t p = 0; p < platforms.size(); ++p) {
     out << "Platform " << p << ": " << trim_info(platforms[p].getInfo<CL_PLATFORM_NAME>()) << " ("
         << trim_info(platforms[p].getInfo<CL_PLATFORM_VERSION>()) << ")\n";

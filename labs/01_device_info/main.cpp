@@ -121,8 +121,7 @@ int main(int argc, char** argv) {
         if (narrowed) devices = {lab::choose_device(devices, opt)};
 
         // 3. Query, check and print, platform by platform (one may show no device at all)
-        std::vector<cl::Platform> platform_list;
-        cl::Platform::get(&platform_list);
+        const std::vector<cl::Platform> platform_list = lab::all_platforms();
         json platforms = json::array();
         std::size_t problems = 0;
         for (std::size_t p = 0; p < platform_list.size(); ++p) {

@@ -50,6 +50,8 @@ TEST(Devices, ListIsNumberedInOrder) {
   const auto devices = lab::all_devices();
   ASSERT_FALSE(devices.empty());
   for (std::size_t i = 0; i < devices.size(); ++i) EXPECT_EQ(devices[i].index, static_cast<int>(i));
+  const auto platforms = lab::all_platforms();
+  EXPECT_LT(static_cast<std::size_t>(devices.back().platform_index), platforms.size());
 }
 
 TEST(Devices, ChoiceByPlatformNameIndexAndType) {

@@ -21,6 +21,10 @@ struct DeviceEntry {
   cl::Device device;
 };
 
+// Every platform the ICD loader knows, in -p order, also those that show no device. Throws
+// RuntimeError when there is none.
+std::vector<cl::Platform> all_platforms();
+
 // Every device of every platform, in --list order. Throws RuntimeError when no platform exists.
 std::vector<DeviceEntry> all_devices();
 
