@@ -177,6 +177,36 @@ function(_lab_expect test label code regexes env)
   endif()
 endfunction()
 
+# lab_expect(LAB NAME MATCH regex [MATCH regex] [EXIT code] ARGS args...): [lab] LAB.NAME runs
+# the lab with the arguments; it must exit with EXIT (default 1) and print what MATCH says.
+function(lab_expect lab name)
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 2 X "" "EXIT" "MATCH;ARGS")
+  if(NOT DEFINED X_EXIT)
+    set(X_EXIT 1)
+  endif()
+  _lab_expect(${lab}.${name} lab ${X_EXIT} "${X_MATCH}" "" $<TARGET_FILE:${lab}> ${X_ARGS})
+endfunction()
+
+# lab_grading(LAB NAME KERNEL_FILE PASSED bool WRONG n OUT_OF_BOUNDS n ARGS args...): [lab]
+# LAB.grading.NAME runs the lab with --json on tests/broken/KERNEL_FILE and checks the grading
+# section an autograder reads (tests/grading.cmake): passed, the counts, and the kernel file's
+# SHA-256 against CMake's own.
+function(lab_grading lab name kernel_file)
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 3 X "" "PASSED;WRONG;OUT_OF_BOUNDS" "ARGS")
+  add_test(NAME ${lab}.grading.${name}
+    COMMAND ${CMAKE_COMMAND} -DPASSED=${X_PASSED} -DWRONG=${X_WRONG}
+            -DOUT_OF_BOUNDS=${X_OUT_OF_BOUNDS} -DKERNEL_FILE=${LAB_BROKEN_DIR}/${kernel_file}
+            -P ${PROJECT_SOURCE_DIR}/tests/grading.cmake --
+            $<TARGET_FILE:${lab}> ${X_ARGS} --json --kernel-file ${LAB_BROKEN_DIR}/${kernel_file})
+  lab_set_test_properties(${lab}.grading.${name} lab)
+endfunction()
+
 # lab_broken_kernel(LAB NAME KERNEL_FILE MATCH regex [MATCH regex...] [EXIT code] ARGS args...):
 # [lab] LAB.broken.NAME runs the lab on tests/broken/KERNEL_FILE, a copy of one of its kernels
 # with one planted mistake; the lab must exit with EXIT (default 1) and print what MATCH says.

@@ -20,22 +20,28 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
   auto source = random_vector<float>(n, derive_seed(options.seed, 99), -1.0f, 1.0f);
   cl::Buffer src(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, source.data());
   cl::Buffer dst(env.context, CL_MEM_WRITE_ONLY, bytes);
-  const cl::Program program = build_program(env, options, "vector_copy.cl", "", out, false);
+  const Program program = build_program(env, options, "vector_copy.cl", {}, out, false);
 
   CopyBaseline best;
   const std::pair<const char*, std::uint64_t> kernels[] = {{"vector_copy", 1}, {"vector_copy4", 4}};
   for (const auto& [name, per_item] : kernels) {
-    cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(program, name);
+    cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(make_kernel(
+        program, {name, {{"", "ulong", "n"}, {"global", "float*", "src"}, {"global", "float*", "dst"}}}));
     const Launch1D shape =
         plan_1d(copy.getKernel(), env.device, (n + per_item - 1) / per_item, local);
-    const Timing timing = time_launches(options.warmup, options.reps,
-                                        [&] { return copy(shape.args(env.queue), n, src, dst); });
+    const Timing timing =
+        time_launches(options, [&] { return copy(shape.args(env.queue), n, src, dst); }, out);
     HostVector<float> copied(n);
     env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, bytes, copied.data());
     const bool passed =
         compare(copied.data(), source.data(), n, Tolerance::exact(), std::cerr, name).passed();
     const double rate = gigabytes_per_second(8.0 * static_cast<double>(n), timing.kernel.median);
-    best.rate = std::max(best.rate, rate);
+    if (rate > best.rate) {
+      best.rate = rate;
+      best.why_not_measurable = too_short_to_compare(timing.kernel.median, env.device);
+      best.measurable = best.why_not_measurable.empty();
+      if (!best.measurable) best.why_not_measurable = "the copy kernel's " + best.why_not_measurable;
+    }
     best.passed = best.passed && passed;
     best.details[name] = {{"rate_gb_s", rate},
                           {"median_s", timing.kernel.median},

@@ -3,6 +3,7 @@
 
 #include "lab/device.hpp"
 #include "lab/error.hpp"
+#include "lab/program.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -170,7 +171,8 @@ struct Cli::Parser {
   CLI::App app;
 };
 
-Cli::Cli(std::string name, const std::string& description, int argc, char** argv)
+Cli::Cli(std::string name, const std::string& description, int argc, char** argv,
+         LabKind kind)
     : name_(std::move(name)),
       argc_(argc),
       argv_(argv),
@@ -188,9 +190,6 @@ Cli::Cli(std::string name, const std::string& description, int argc, char** argv
   app.add_option("--type", options_.type, "Device type to choose from")
       ->envname("LAB_DEVICE_TYPE")
       ->transform(CLI::IsMember({"cpu", "gpu", "all"}, CLI::ignore_case));
-  add_count("--reps", options_.reps, "Timed repetitions (median and min are reported)", 1, 100000);
-  add_count("--warmup", options_.warmup, "Untimed launches before timing", 0, 1000);
-  add_count("--seed", options_.seed, "Seed of the random inputs", 0, kMaxWholeNumber);
   auto* json = app.add_flag("--json", options_.json, "Print the report as JSON");
   auto* csv = app.add_flag("--csv", options_.csv, "Print the report as CSV");
   auto* summary =
@@ -198,14 +197,21 @@ Cli::Cli(std::string name, const std::string& description, int argc, char** argv
                    "Print one line per result: lab, device, variant, size, time, rate, status");
   json->excludes(csv, summary);
   csv->excludes(summary);
-  app.add_option("--kernel-dir", options_.kernel_dir, "Directory to load kernels from")
-      ->envname("LAB_KERNEL_DIR");
-  add_text("--kernel-file", options_.kernel_file,
-           "Load the lab's main kernel from this file instead");
-  add_text("--build-options", options_.build_options,
-           "Extra OpenCL compiler options, e.g. \"-cl-fast-relaxed-math\"");
-  add_flag("-v,--verbose", options_.verbose,
-           "Show build options, kernel lookup and event breakdowns");
+  if (kind == LabKind::runs_kernels) {
+    add_count("--reps", options_.reps, "Timed repetitions (median and min are reported)", 1,
+              100000);
+    add_count("--warmup", options_.warmup, "Untimed launches before timing", 0, 1000);
+    add_count("--seed", options_.seed, "Seed of the random inputs", 0, kMaxWholeNumber);
+    app.add_option("--kernel-dir", options_.kernel_dir,
+                   "Directory holding your versions of the lab's kernel files (same names)")
+        ->envname("LAB_KERNEL_DIR");
+    add_text("--kernel-file", options_.kernel_file,
+             "Load the lab's main kernel from this file instead");
+    add_text("--build-options", options_.build_options,
+             "Extra OpenCL compiler options, e.g. \"-cl-fast-relaxed-math\"");
+    add_flag("-v,--verbose", options_.verbose,
+             "Show build options, kernel lookup and each launch's event stages");
+  }
 }
 
 Cli::~Cli() = default;
@@ -272,6 +278,7 @@ void Cli::parse() {
     print_device_list(std::cout);
     throw Error(kExitPassed, "");
   }
+  check_kernel_dir(options_);
 }
 
 OutputFormat Cli::format() const {

@@ -1,6 +1,12 @@
 // device.cpp: platform and device choice, context and profiling queue.
 #include "lab/device.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
 #include "lab/error.hpp"
 
 #include <unistd.h>
@@ -156,11 +162,79 @@ std::string Env::opencl_c_version() const {
   return trim_info(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>());
 }
 
+namespace {
+
+std::string& oclgrind_log() {
+  static std::string path;
+  return path;
+}
+
+// Oclgrind prints every problem it finds, each launch again: thousands of lines for one missing
+// barrier. Its messages go to a log file instead (OCLGRIND_LOG, read when a context is made), and
+// the lab summarises it at the end (summarize_oclgrind_log). A log the user chose is left alone.
+void capture_oclgrind_log(const Env& env) {
+  if (env.platform_name().find("Oclgrind") == std::string::npos) return;
+  if (std::getenv("OCLGRIND_LOG") != nullptr) return;
+  char path[] = "/tmp/oclgrind-report-XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) return;
+  ::close(fd);
+  ::setenv("OCLGRIND_LOG", path, 1);
+  oclgrind_log() = path;
+}
+
+}  // namespace
+
+void summarize_oclgrind_log(std::ostream& out) {
+  if (oclgrind_log().empty()) return;
+  std::ifstream in(oclgrind_log());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  if (lines.empty()) {
+    std::remove(oclgrind_log().c_str());
+    return;
+  }
+  // A report starts with an unindented line ("Invalid read of size 4 at global memory address
+  // 0x..."); its kind is that line up to the address.
+  std::vector<std::pair<std::string, std::size_t>> kinds;
+  std::size_t reports = 0, first_begin = 0, first_end = lines.size();
+  std::vector<std::string> notes;  // Oclgrind's own remarks ("suppressing further errors")
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    if (line.empty() || line[0] == '\t' || line[0] == ' ') continue;
+    if (line.rfind("Oclgrind:", 0) == 0) {
+      notes.push_back(line);
+      continue;
+    }
+    if (++reports == 1) first_begin = i;
+    if (reports == 2) first_end = i;
+    const std::string kind = line.substr(0, line.find(" address"));
+    auto known = std::find_if(kinds.begin(), kinds.end(),
+                              [&](const auto& entry) { return entry.first == kind; });
+    if (known == kinds.end()) {
+      kinds.emplace_back(kind, 1);
+    } else {
+      ++known->second;
+    }
+  }
+  out << "Oclgrind found " << reports << " problem" << (reports == 1 ? "" : "s")
+      << ". The first:\n";
+  while (first_end > first_begin && lines[first_end - 1].find_first_not_of(" \t") == std::string::npos) {
+    --first_end;
+  }
+  for (std::size_t i = first_begin; i < first_end; ++i) out << "  " << lines[i] << "\n";
+  out << "All of them, by kind:\n";
+  for (const auto& [kind, count] : kinds) out << "  " << count << " x " << kind << "\n";
+  for (const auto& note : notes) out << "  (" << note << ")\n";
+  out << "Oclgrind's full report (" << lines.size() << " lines): " << oclgrind_log() << "\n";
+}
+
 Env open_device(const Options& options, std::ostream& out) {
   const DeviceEntry entry = choose_device(all_devices(), options);
   Env env;
   env.platform = entry.platform;
   env.device = entry.device;
+  capture_oclgrind_log(env);
   env.context = cl::Context(env.device);
   env.queue = cl::CommandQueue(env.context, env.device, CL_QUEUE_PROFILING_ENABLE);
   out << "Device: " << env.device_name() << " ["

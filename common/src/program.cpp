@@ -1,11 +1,14 @@
-// program.cpp: kernel lookup and program build.
+// program.cpp: kernel lookup, program build, and the kernel the host launches.
 #include "lab/program.hpp"
 
 #include "lab/error.hpp"
+#include "lab/sha256.hpp"
 
 #include <unistd.h>
 
 #include <sys/stat.h>
+#include <climits>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -16,6 +19,16 @@ namespace {
 bool is_file(const std::string& path) {
   struct stat info {};
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+bool is_dir(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+std::string real_path(const std::string& path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : path;
 }
 
 std::string executable_dir() {
@@ -39,6 +52,95 @@ std::string join(const std::string& dir, const std::string& file) {
   return dir.back() == '/' ? dir + file : dir + "/" + file;
 }
 
+// Whether `path`, holding `source`, is the suite's own `file`: one of its copies (beside the
+// executable or in the sources), or a file with the same contents.
+bool is_suite_file(const std::string& path, const std::string& source, const std::string& file,
+                   const KernelLookup& lookup) {
+  const std::string real = real_path(path);
+  for (const auto* dir : {&lookup.exe_dir, &lookup.source_dir}) {
+    const std::string suite = join(*dir, file);
+    if (dir->empty() || !is_file(suite)) continue;
+    if (real_path(suite) == real || read_file(suite) == source) return true;
+  }
+  return false;
+}
+
+// A #line directive naming `path`, so compiler messages cite the file, not a temporary copy.
+std::string line_directive(const std::string& path) {
+  std::string quoted;
+  for (const char c : path) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return "#line 1 \"" + quoted + "\"\n";
+}
+
+std::vector<KernelSource>& kernel_files() {
+  static std::vector<KernelSource> files;
+  return files;
+}
+
+void record_kernel_file(const std::string& path, const std::string& source, bool student) {
+  for (const auto& known : kernel_files()) {
+    if (known.path == path) return;
+  }
+  kernel_files().push_back(KernelSource{path, sha256_hex(source), student});
+}
+
+// The error a kernel problem becomes: the student's kernel is wrong (exit 1), or the suite's
+// kernel does not work on this device (exit 3).
+Error kernel_error(const Program& program, const std::string& message) {
+  if (program.student) return Error(kExitFailed, message);
+  return RuntimeError(message);
+}
+
+std::string address_name(cl_kernel_arg_address_qualifier address) {
+  switch (address) {
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+      return "global";
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+      return "constant";
+    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+      return "local";
+    default:
+      return "";
+  }
+}
+
+std::string arg_text(const KernelArg& arg) {
+  std::string text = arg.address.empty() ? "" : "__" + arg.address + " ";
+  text += arg.type;
+  if (!arg.name.empty()) text += " " + arg.name;
+  return text;
+}
+
+std::string signature_text(const std::string& name, const std::vector<KernelArg>& args) {
+  std::string text = "__kernel void " + name + "(";
+  for (std::size_t i = 0; i < args.size(); ++i) text += (i ? ", " : "") + arg_text(args[i]);
+  return text + ")";
+}
+
+// The kernel's arguments as the driver reports them; empty names and types when it does not
+// (a suite file built without -cl-kernel-arg-info on a driver that needs it).
+std::vector<KernelArg> actual_args(const cl::Kernel& kernel, bool& known) {
+  const cl_uint count = kernel.getInfo<CL_KERNEL_NUM_ARGS>();
+  std::vector<KernelArg> args(count);
+  known = true;
+  try {
+    for (cl_uint i = 0; i < count; ++i) {
+      args[i].address = address_name(kernel.getArgInfo<CL_KERNEL_ARG_ADDRESS_QUALIFIER>(i));
+      args[i].type = kernel.getArgInfo<CL_KERNEL_ARG_TYPE_NAME>(i);
+      args[i].name = kernel.getArgInfo<CL_KERNEL_ARG_NAME>(i);
+      for (auto* text : {&args[i].type, &args[i].name}) {
+        while (!text->empty() && text->back() == '\0') text->pop_back();
+      }
+    }
+  } catch (const cl::Error&) {
+    known = false;
+  }
+  return args;
+}
+
 }  // namespace
 
 KernelLookup kernel_lookup(const Options& options) {
@@ -50,6 +152,7 @@ KernelLookup kernel_lookup(const Options& options) {
 std::vector<std::string> kernel_candidates(const std::string& file, const KernelLookup& lookup,
                                            bool main_file) {
   if (main_file && !lookup.kernel_file.empty()) return {lookup.kernel_file};
+  if (main_file && !lookup.kernel_dir.empty()) return {join(lookup.kernel_dir, file)};
   std::vector<std::string> paths;
   for (const auto* dir : {&lookup.kernel_dir, &lookup.exe_dir, &lookup.source_dir}) {
     if (!dir->empty()) paths.push_back(join(*dir, file));
@@ -59,6 +162,11 @@ std::vector<std::string> kernel_candidates(const std::string& file, const Kernel
 
 std::string find_kernel_file(const std::string& file, const KernelLookup& lookup, bool main_file) {
   const auto paths = kernel_candidates(file, lookup, main_file);
+  if (main_file && lookup.kernel_file.empty() && !lookup.kernel_dir.empty() &&
+      !is_file(paths.front())) {
+    throw RuntimeError("kernel file " + file + " is not in --kernel-dir " + lookup.kernel_dir +
+                       ": save your kernel there under that name, or pass it with --kernel-file");
+  }
   std::string tried;
   for (const auto& path : paths) {
     if (is_file(path)) return path;
@@ -68,48 +176,134 @@ std::string find_kernel_file(const std::string& file, const KernelLookup& lookup
                      "): pass --kernel-dir DIR or --kernel-file FILE");
 }
 
-std::string defines(const std::vector<std::pair<std::string, std::string>>& values) {
+void check_kernel_dir(const Options& options) {
+  if (!options.kernel_dir.empty() && !is_dir(options.kernel_dir)) {
+    throw UsageError("--kernel-dir (or LAB_KERNEL_DIR) " + options.kernel_dir +
+                     " is not a directory: check the path, or leave it out to use the suite's "
+                     "kernels");
+  }
+}
+
+std::string define_flags(const Defines& defines) {
   std::string flags;
-  for (const auto& [name, value] : values) {
-    flags += (flags.empty() ? "-D" : " -D") + name + "=" + value;
+  for (const auto& define : defines) {
+    flags += (flags.empty() ? "-D" : " -D") + define.name + "=" + define.value;
   }
   return flags;
 }
 
-cl::Program build_program(const Env& env, const Options& options, const std::string& file,
-                          const std::string& build_options, std::ostream& out, bool main_file) {
+void check_build_options(const std::string& build_options, const Defines& defines) {
+  std::istringstream words(build_options);
+  std::string word;
+  bool after_d = false;  // "-D NAME=VALUE" spelled as two words
+  while (words >> word) {
+    std::string name;
+    if (after_d) {
+      name = word;
+      after_d = false;
+    } else if (word == "-D") {
+      after_d = true;
+      continue;
+    } else if (word.rfind("-D", 0) == 0) {
+      name = word.substr(2);
+    } else {
+      continue;
+    }
+    name = name.substr(0, name.find('='));
+    for (const auto& define : defines) {
+      if (define.name != name) continue;
+      const std::string instead =
+          define.option.empty() ? "the lab derives it from the sizes: leave it out"
+                                : "set it with " + define.option + " instead";
+      throw UsageError("--build-options \"" + build_options + "\" redefines " + name +
+                       ", which the host also uses to size the launch and the buffers: " +
+                       instead);
+    }
+  }
+}
+
+std::string KernelSignature::text() const { return signature_text(name, args); }
+
+Program build_program(const Env& env, const Options& options, const std::string& file,
+                      const Defines& defines, std::ostream& out, bool main_file) {
+  check_build_options(options.build_options, defines);
   const auto lookup = kernel_lookup(options);
   if (options.verbose) {
     out << "Kernel lookup for " << file << ":";
     for (const auto& path : kernel_candidates(file, lookup, main_file)) out << " " << path;
     out << "\n";
   }
-  const std::string path = find_kernel_file(file, lookup, main_file);
-  std::string flags = build_options;
+  Program built;
+  built.path = find_kernel_file(file, lookup, main_file);
+  const std::string source = read_file(built.path);
+  built.student = !is_suite_file(built.path, source, file, lookup);
+  std::string flags = define_flags(defines);
+  if (built.student) flags += (flags.empty() ? "" : " ") + std::string("-cl-kernel-arg-info");
   if (!options.build_options.empty()) flags += (flags.empty() ? "" : " ") + options.build_options;
-  if (options.verbose) out << "Building " << path << " with options \"" << flags << "\"\n";
+  if (options.verbose) out << "Building " << built.path << " with options \"" << flags << "\"\n";
 
-  cl::Program program(env.context, read_file(path));
+  record_kernel_file(built.path, source, built.student);
+  // Oclgrind quotes source lines from the text it was given, so a #line there would shift them.
+  const bool oclgrind = env.platform_name().find("Oclgrind") != std::string::npos;
+  built.program = cl::Program(env.context, (oclgrind ? "" : line_directive(built.path)) + source);
   try {
-    program.build(std::vector<cl::Device>{env.device}, flags.c_str());
+    built.program.build(std::vector<cl::Device>{env.device}, flags.c_str());
   } catch (const cl::Error& error) {
     if (error.err() != CL_BUILD_PROGRAM_FAILURE && error.err() != CL_INVALID_BUILD_OPTIONS) throw;
-    std::cerr << "Build log for " << path << " (options \"" << flags << "\"):\n"
-              << program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device) << "\n";
+    std::cerr << "Build log for " << built.path << " (options \"" << flags << "\"):\n"
+              << built.program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device) << "\n";
     if (error.err() == CL_INVALID_BUILD_OPTIONS) {
       throw RuntimeError("the OpenCL compiler rejected the build options \"" + flags +
-                         "\": check --build-options");
+                       "\": check --build-options");
     }
     // Some compilers (Oclgrind's) report an option they do not know as a build failure.
     const std::string added = options.build_options.empty()
                                   ? ""
                                   : ", or the --build-options \"" + options.build_options + "\"";
-    throw RuntimeError("kernel " + path +
-                       " failed to build (CL_BUILD_PROGRAM_FAILURE): fix the error in the build "
-                       "log above" +
-                       added);
+    throw kernel_error(built, "kernel " + built.path +
+                                  " failed to build (CL_BUILD_PROGRAM_FAILURE): fix the error in "
+                                  "the build log above (lines as numbered in the file)" +
+                                  added);
   }
-  return program;
+  return built;
 }
+
+cl::Kernel make_kernel(const Program& program, const KernelSignature& signature) {
+  cl::Kernel kernel;
+  try {
+    kernel = cl::Kernel(program.program, signature.name.c_str());
+  } catch (const cl::Error& error) {
+    if (error.err() != CL_INVALID_KERNEL_NAME) throw;
+    std::string names = program.program.getInfo<CL_PROGRAM_KERNEL_NAMES>();
+    while (!names.empty() && names.back() == '\0') names.pop_back();
+    for (auto& c : names) c = c == ';' ? ',' : c;
+    throw kernel_error(program, program.path + " defines no kernel named " + signature.name +
+                                    " (it defines: " + (names.empty() ? "none" : names) +
+                                    "): the lab launches " + signature.text());
+  }
+  bool known = false;
+  const std::vector<KernelArg> args = actual_args(kernel, known);
+  const std::string expected = ": the lab launches " + signature.text();
+  if (args.size() != signature.args.size()) {
+    throw kernel_error(program, "kernel " + signature.name + " in " + program.path + " takes " +
+                                    std::to_string(args.size()) + " arguments" +
+                                    (known ? " (" + signature_text(signature.name, args) + ")"
+                                           : "") +
+                                    ", but the lab passes " +
+                                    std::to_string(signature.args.size()) + expected);
+  }
+  if (!known) return kernel;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const KernelArg& want = signature.args[i];
+    if (args[i].address == want.address && args[i].type == want.type) continue;
+    throw kernel_error(program, "argument " + std::to_string(i) + " of kernel " + signature.name +
+                                    " in " + program.path + " is \"" + arg_text(args[i]) +
+                                    "\", but the lab passes \"" + arg_text(want) +
+                                    "\"" + expected);
+  }
+  return kernel;
+}
+
+const std::vector<KernelSource>& built_kernel_files() { return kernel_files(); }
 
 }  // namespace lab

@@ -2,6 +2,7 @@
 #include "lab/report.hpp"
 
 #include "lab/device.hpp"
+#include "lab/program.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -37,6 +38,15 @@ std::string summary_line(const std::string& lab, const std::string& device,
   return text;
 }
 
+// "your kernel /home/me/k.cl" for each kernel file that is not one of the suite's, or "".
+std::string student_files() {
+  std::string text;
+  for (const auto& file : built_kernel_files()) {
+    if (file.student) text += (text.empty() ? "" : ", ") + file.path;
+  }
+  return text;
+}
+
 std::string rate_text(const Result& result) {
   if (result.unit.empty()) return "-";
   return fixed(result.rate, result.rate < 10 ? 3 : 1) + " " + result.unit;
@@ -50,6 +60,40 @@ bool Report::all_passed() const {
 }
 
 int Report::exit_code() const { return all_passed() ? 0 : 1; }
+
+void set_check(Result& result, const CheckResult& check) {
+  result.checked = check.checked;
+  result.wrong = check.mismatches;
+  result.mismatches = check.first;
+  result.max_abs_error = check.max_abs_error;
+  result.passed = check.passed() && result.out_of_bounds == 0;
+}
+
+nlohmann::json Report::grading() const {
+  std::size_t checked = 0, wrong = 0, out_of_bounds = 0;
+  nlohmann::json first = nlohmann::json::array();
+  for (const auto& r : results_) {
+    checked += r.checked;
+    wrong += r.wrong;
+    out_of_bounds += r.out_of_bounds;
+    for (const auto& m : r.mismatches) {
+      nlohmann::json entry = {
+          {"variant", r.variant}, {"index", m.index}, {"got", m.got}, {"expected", m.want}};
+      if (m.allowed >= 0) entry["allowed"] = m.allowed;
+      if (first.size() < kMaxMismatchLines) first.push_back(entry);
+    }
+  }
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& file : built_kernel_files()) {
+    files.push_back({{"path", file.path}, {"sha256", file.sha256}, {"suite", !file.student}});
+  }
+  return {{"passed", all_passed()},
+          {"checked_elements", checked},
+          {"wrong_elements", wrong},
+          {"out_of_bounds_writes", out_of_bounds},
+          {"first_mismatches", first},
+          {"kernel_files", files}};
+}
 
 nlohmann::json Report::json() const {
   nlohmann::json rows = nlohmann::json::array();
@@ -72,12 +116,14 @@ nlohmann::json Report::json() const {
     }
     if (r.speedup) row["speedup"] = *r.speedup;
     if (r.max_abs_error) row["max_abs_error"] = *r.max_abs_error;
+    if (!r.note.empty()) row["note"] = r.note;
     rows.push_back(row);
   }
   return {{"lab", lab_},
           {"device", device_},
           {"results", rows},
           {"details", details_},
+          {"grading", grading()},
           {"passed", all_passed()}};
 }
 
@@ -87,14 +133,16 @@ void Report::print(OutputFormat format, std::ostream& out) const {
     return;
   }
   if (format == OutputFormat::csv) {
-    out << "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,speedup,status\n";
+    out << "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,speedup,status,"
+           "note,student_kernels\n";
     for (const auto& r : results_) {
       out << csv_field(lab_) << ',' << csv_field(device_) << ',' << csv_field(r.variant) << ','
           << csv_field(r.size) << ',' << (r.time ? fixed(r.time->median, 9) : "") << ','
           << (r.time ? fixed(r.time->min, 9) : "") << ','
           << (r.unit.empty() ? "" : fixed(r.rate, 3)) << ',' << r.unit << ','
           << (r.percent ? fixed(*r.percent, 1) : "") << ',' << csv_field(r.reference) << ','
-          << (r.speedup ? fixed(*r.speedup, 3) : "") << ',' << status(r) << "\n";
+          << (r.speedup ? fixed(*r.speedup, 3) : "") << ',' << status(r) << ','
+          << csv_field(r.note) << ',' << csv_field(student_files()) << "\n";
     }
     return;
   }
@@ -103,8 +151,10 @@ void Report::print(OutputFormat format, std::ostream& out) const {
       std::string rate = rate_text(r);
       if (r.percent) rate += " (" + fixed(*r.percent, 0) + "% of " + r.reference + ")";
       out << summary_line(lab_, short_device_name(device_), r.variant, r.size,
-                          r.time ? format_seconds(r.time->median) : "-", rate, status(r))
-          << "\n";
+                          r.time ? format_seconds(r.time->median) : "-", rate, status(r));
+      if (!r.note.empty()) out << " (" << r.note << ")";
+      if (!student_files().empty()) out << " [your kernel: " << student_files() << "]";
+      out << "\n";
     }
     return;
   }
@@ -134,6 +184,15 @@ void Report::print(OutputFormat format, std::ostream& out) const {
       out << " " << row[c] << std::string(widths[c] - row[c].size(), ' ');
     }
     out << "\n";
+  }
+  for (const auto& r : results_) {
+    if (!r.note.empty()) out << "  note: " << r.variant << ": " << r.note << "\n";
+  }
+  for (const auto& file : built_kernel_files()) {
+    if (file.student) {
+      out << "  graded your kernel file " << file.path << " (sha256 " << file.sha256.substr(0, 16)
+          << "...)\n";
+    }
   }
 }
 

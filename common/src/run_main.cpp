@@ -8,10 +8,14 @@
 namespace lab {
 
 int run_main(int argc, char** argv, const std::string& name, const std::string& description,
-             const std::function<int(Cli&)>& body) {
+             const std::function<int(Cli&)>& body, LabKind kind) {
   // Kernel printf bypasses our buffers: line-buffer stdout so output stays in order.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  Cli cli(name, description, argc, argv);
+  Cli cli(name, description, argc, argv, kind);
+  // Oclgrind's reports, condensed, whichever way the lab ends.
+  struct Summary {
+    ~Summary() { summarize_oclgrind_log(std::cerr); }
+  } summary;
   try {
     return body(cli);
   } catch (const Error& error) {

@@ -2,6 +2,8 @@
 #include "lab/timing.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <ostream>
 #include <numeric>
 #include <stdexcept>
 
@@ -32,7 +34,8 @@ Stats summarize(std::vector<double> seconds) {
   return stats;
 }
 
-Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& launch) {
+Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& launch,
+                     std::ostream* trace) {
   for (int i = 0; i < warmup; ++i) launch().wait();
   std::vector<double> kernel;
   double waiting = 0;
@@ -41,10 +44,35 @@ Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& lau
     event.wait();
     const EventTimes times = event_times(event);
     kernel.push_back(std::chrono::duration<double>(times.start_to_end).count());
+    if (trace != nullptr) {
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "  launch %d: queued->submit %.1f us, submit->start %.1f us, start->end %.1f us\n",
+                    i + 1, times.queued_to_submit.count() / 1e3, times.submit_to_start.count() / 1e3,
+                    times.start_to_end.count() / 1e3);
+      *trace << line;
+    }
     waiting +=
         std::chrono::duration<double>(times.queued_to_submit + times.submit_to_start).count();
   }
   return Timing{summarize(kernel), waiting / std::max(reps, 1)};
+}
+
+Timing time_launches(const Options& options, const std::function<cl::Event()>& launch,
+                     std::ostream& out) {
+  return time_launches(options.warmup, options.reps, launch, options.verbose ? &out : nullptr);
+}
+
+std::string too_short_to_compare(double seconds, const cl::Device& device) {
+  const double tick = device.getInfo<CL_DEVICE_PROFILING_TIMER_RESOLUTION>() * 1e-9;
+  const double shortest = std::max(1000 * tick, 10e-6);
+  if (seconds >= shortest) return "";
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "%.2f us is below the %.0f us a rate needs to mean something (launch overhead "
+                "dominates): use a larger size",
+                seconds * 1e6, shortest * 1e6);
+  return text;
 }
 
 }  // namespace lab

@@ -1,6 +1,7 @@
 // verify.cpp: printing of mismatches and tolerances.
 #include "lab/verify.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -13,18 +14,35 @@ std::string Tolerance::describe() const {
   return text;
 }
 
-void print_mismatch(std::ostream& err, const std::string& name, std::size_t index, double got,
-                    double want, std::size_t columns) {
+void print_mismatch(std::ostream& err, const std::string& name, const Mismatch& mismatch,
+                    std::size_t columns) {
+  const std::size_t index = mismatch.index;
   char where[64];
   if (columns > 0) {
     std::snprintf(where, sizeof where, "[%zu][%zu]", index / columns, index % columns);
   } else {
     std::snprintf(where, sizeof where, "[%zu]", index);
   }
-  char text[200];
-  std::snprintf(text, sizeof text, "  mismatch %s%s: got %.9g, expected %.9g", name.c_str(), where,
-                got, want);
-  err << text << "\n";
+  // Whole numbers (int results) in full, others to float precision.
+  const auto number = [](double value) {
+    char digits[40];
+    const bool whole = std::fabs(value) < 1e15 && value == std::floor(value);
+    std::snprintf(digits, sizeof digits, whole ? "%.0f" : "%.9g", value);
+    return std::string(digits);
+  };
+  char text[256];
+  std::snprintf(text, sizeof text, "  mismatch %s%s: got %s, expected %s", name.c_str(), where,
+                number(mismatch.got).c_str(), number(mismatch.want).c_str());
+  err << text;
+  // The sentinels every guarded result starts from (buffers.hpp).
+  if (std::isnan(mismatch.got) || mismatch.got == double(0x5A5A5A5A)) {
+    err << " (the sentinel every result starts from: most likely nothing wrote this element)";
+  } else if (mismatch.allowed >= 0) {
+    std::snprintf(text, sizeof text, " (difference %.3g, allowed %.3g)",
+                  std::fabs(mismatch.got - mismatch.want), mismatch.allowed);
+    err << text;
+  }
+  err << "\n";
 }
 
 void print_mismatch_summary(std::ostream& err, const std::string& name, const CheckResult& result,

@@ -168,5 +168,6 @@ int main(int argc, char** argv) {
         report.details()["platforms"] = platforms;
         report.print(cli.format(), std::cout);
         return report.exit_code();
-      });
+      },
+      lab::LabKind::reports_devices);
 }

@@ -62,20 +62,28 @@ int main(int argc, char** argv) {
         // 3. Host data and reference
         auto a = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 0), 0.0f, 1.0f);
         auto b = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 1), 0.0f, 1.0f);
-        lab::HostVector<float> c(s.n, std::numeric_limits<float>::quiet_NaN());
         lab::HostVector<float> reference(s.n);
         for (std::uint64_t i = 0; i < s.n; ++i) reference[i] = a[i] + b[i];
 
-        // 4. Buffers
-        cl::Buffer a_buf = lab::make_input(env, mode, a);
-        cl::Buffer b_buf = lab::make_input(env, mode, b);
-        cl::Buffer c_buf = lab::make_output(env, mode, c, use_host_result);
-
-        // 5. Program and kernels
-        const cl::Program program = lab::build_program(env, opt, "vector_add.cl", "", cli.out());
-        cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(
-            program, s.per_item == 1 ? "vector_add" : "vector_add_per_item");
+        // 4. Buffers, each with guard zones as long as the padded launch overshoots n: a kernel
+        //    that forgets its bounds check writes there, and the check below says so.
         const std::uint64_t items = (s.n + s.per_item - 1) / s.per_item;
+        const std::uint64_t launched = s.local ? lab::round_up(items, s.local) : items;
+        const std::uint64_t reach = launched * s.per_item - s.n;
+        lab::GuardedBuffer<float> a_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, a.data());
+        lab::GuardedBuffer<float> b_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, b.data());
+        lab::GuardedBuffer<float> c_buf(env, use_host_result ? lab::BufferMode::use : mode,
+                                        CL_MEM_WRITE_ONLY, s.n, reach);
+
+        // 5. Program and kernel, checked against the arguments the host passes
+        const lab::Program program = lab::build_program(env, opt, "vector_add.cl", {}, cli.out());
+        const std::string name = s.per_item == 1 ? "vector_add" : "vector_add_per_item";
+        cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(lab::make_kernel(
+            program, {name,
+                      {{"", "ulong", "n"},
+                       {"global", "float*", "a"},
+                       {"global", "float*", "b"},
+                       {"global", "float*", "c"}}}));
         const lab::Launch1D shape = lab::plan_1d(add.getKernel(), env.device, items, s.local);
         cli.out() << "n = " << s.n << ", work-items = " << shape.global
                   << (s.local ? ", local = " + std::to_string(s.local)
@@ -83,21 +91,23 @@ int main(int argc, char** argv) {
                   << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
                   << "\n";
 
-        // 6. Run: warm-up, then timed repetitions from profiling events
-        const auto launch = [&] { return add(shape.args(env.queue), s.n, a_buf, b_buf, c_buf); };
-        const lab::Timing timing = lab::time_launches(opt.warmup, opt.reps, launch);
+        // 6. Run: warm-up, then timed repetitions from profiling events, on a result that
+        //    starts as NaN everywhere
+        c_buf.reset(env.queue);
+        const auto launch = [&] {
+          return add(shape.args(env.queue), s.n, a_buf.buffer(), b_buf.buffer(), c_buf.buffer());
+        };
+        const lab::Timing timing = lab::time_launches(opt, launch, cli.out());
 
         lab::Report report("vector_add", env.device_name());
         if (s.skip_finish) {
           // Reset the result to NaN, launch, and look at the host array before waiting. Reading
           // memory the device may be writing is exactly the bug the lecture demonstrates.
-          {
-            lab::Mapping<float> view(env.queue, c_buf, CL_MAP_WRITE, s.n);
-            std::fill(view.data(), view.data() + s.n, std::numeric_limits<float>::quiet_NaN());
-          }
+          c_buf.reset(env.queue);
           const cl::Event event = launch();
           const cl_int before = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
           std::uint64_t seen = 0;
+          const float* c = c_buf.host();
           for (std::uint64_t i = 0; i < s.n; ++i) seen += c[i] == reference[i] ? 1 : 0;
           const cl_int after = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
           cli.out() << "Without waiting: " << seen << " of " << s.n
@@ -110,10 +120,18 @@ int main(int argc, char** argv) {
                                              {"status_after_looking", status_name(after)}};
         }
 
-        // 7. Verify: every element, exactly (float addition is correctly rounded in OpenCL C)
-        const lab::Mapping<float> result = lab::fetch_output(env, mode, c_buf, c, use_host_result);
-        const lab::CheckResult check = lab::compare(result.data(), reference.data(), s.n,
-                                                    lab::Tolerance::exact(), std::cerr, "c");
+        // 7. Verify: every element, exactly (float addition is correctly rounded in OpenCL C),
+        //    and nothing written outside c
+        lab::CheckResult check;
+        {
+          const lab::Mapping<float> result = c_buf.fetch(env.queue);
+          check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(),
+                               std::cerr, "c");
+        }
+        const lab::GuardCheck guard = c_buf.check_guards(env.queue);
+        const std::string outside = lab::describe_guard_writes(
+            guard, "c", "padding work-items need the bounds check `if (i < n)`");
+        if (!outside.empty()) std::cerr << "vector_add: " << outside << "\n";
 
         // The yardstick: the faster of a float and a float4 copy kernel over plain device buffers.
         const lab::CopyBaseline copy = lab::measure_copy(env, opt, s.n, s.local, cli.out());
@@ -121,17 +139,23 @@ int main(int argc, char** argv) {
         // 8. Report: vector_add moves 12 bytes per element (read a and b, write c), the copy 8
         const double add_rate = lab::gigabytes_per_second(12.0 * s.n, timing.kernel.median);
         lab::Result row;
-        row.variant = s.mode + (s.per_item > 1 ? " per-item=" + std::to_string(s.per_item) : "") +
+        row.variant = "mode=" + s.mode +
+                      (s.per_item > 1 ? " per-item=" + std::to_string(s.per_item) : "") +
                       (use_host_result ? " result=use" : "");
         row.size = "n=" + std::to_string(s.n);
         row.time = timing.kernel;
         row.rate = add_rate;
         row.unit = "GB/s";
-        row.percent = 100.0 * add_rate / copy.rate;
-        row.reference =
-            "copy " + std::to_string(static_cast<long>(std::lround(copy.rate))) + " GB/s";
-        row.max_abs_error = check.max_abs_error;
-        row.passed = check.passed() && copy.passed;
+        if (copy.measurable) {
+          row.percent = 100.0 * add_rate / copy.rate;
+          row.reference = "copy kernel " +
+                          std::to_string(static_cast<long>(std::lround(copy.rate))) + " GB/s";
+        } else {
+          row.note = copy.why_not_measurable;
+        }
+        row.out_of_bounds = guard.total();
+        lab::set_check(row, check);
+        row.passed = row.passed && copy.passed;
         report.add(row);
         report.details()["n"] = s.n;
         report.details()["global"] = shape.global;

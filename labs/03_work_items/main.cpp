@@ -25,10 +25,12 @@ int main(int argc, char** argv) {
   return lab::run_main(
       argc, argv, "work_items", "Work-item ids of a 1-, 2- or 3-D NDRange", [](lab::Cli& cli) {
         // 1. Options
-        std::string global_text = "16,16", local_text = "4,4", offset_text;
+        std::string global_text = "16,16", local_text, offset_text;
         bool pad = false, no_grids = false;
         cli.add_text("-g,--global", global_text, "Global size, 1 to 3 sizes: 16 or 16,16 or 8,8,4");
-        cli.add_text("--local", local_text, "Local size, one per dimension, or 'auto' (runtime)");
+        cli.add_text("--local", local_text,
+                     "Local size, one per dimension, or 'auto' (runtime); default: in each "
+                     "dimension the largest of 4, 2, 1 that divides the global size");
         cli.add_text("--offset", offset_text, "Global offset, one per dimension (default 0)");
         cli.add_flag("--pad", pad, "Pad the global size up to whole work-groups");
         cli.add_flag("--no-grids", no_grids, "Check the ids without printing the grids");
@@ -37,7 +39,12 @@ int main(int argc, char** argv) {
 
         const Dims requested = parse_dims("--global", global_text, 1);
         const bool auto_local = local_text == "auto";
-        Dims local = auto_local ? Dims{} : parse_dims("--local", local_text, 1);
+        Dims local;
+        if (local_text.empty()) {
+          for (const auto g : requested) local.push_back(g % 4 == 0 ? 4 : (g % 2 == 0 ? 2 : 1));
+        } else if (!auto_local) {
+          local = parse_dims("--local", local_text, 1);
+        }
         const Dims offset = offset_text.empty() ? Dims(requested.size(), 0)
                                                 : parse_dims("--offset", offset_text, 0);
         if (!auto_local && local.size() != requested.size()) {
@@ -67,9 +74,13 @@ int main(int argc, char** argv) {
         lab::Env env = lab::open_device(opt, cli.out());
 
         // 3. Program and kernel, arguments set one by one: clSetKernelArg, spelled out
-        const cl::Program program =
-            lab::build_program(env, opt, "work_items_record.cl", "", cli.out());
-        cl::Kernel kernel(program, "work_items_record");
+        const lab::Program program =
+            lab::build_program(env, opt, "work_items_record.cl", {}, cli.out());
+        cl::Kernel kernel = lab::make_kernel(program, {"work_items_record",
+                                                       {{"global", "uint*", "records"},
+                                                        {"", "uint", "requested0"},
+                                                        {"", "uint", "requested1"},
+                                                        {"", "uint", "requested2"}}});
         lab::check_ndrange(kernel, env.device, global,
                            local);  // explains a local size that does not fit
 
@@ -85,8 +96,12 @@ int main(int argc, char** argv) {
         }
         const std::uint64_t bytes = items * kRecordSize * sizeof(cl_uint);
         lab::check_memory(env, bytes, 1, 2, "--global");
-        cl::Buffer records_buf(env.context, CL_MEM_WRITE_ONLY, bytes);
-        kernel.setArg(0, records_buf);
+        // Guard zones around the records, and every field set to the sentinel first: a record
+        // the kernel does not write, or one it writes in the wrong place, is found.
+        lab::GuardedBuffer<cl_uint> records_buf(env, lab::BufferMode::write, CL_MEM_WRITE_ONLY,
+                                                items * kRecordSize, 0);
+        records_buf.reset(env.queue);
+        kernel.setArg(0, records_buf.buffer());
         for (cl_uint d = 0; d < 3; ++d) {
           kernel.setArg(1 + d, static_cast<cl_uint>(d < requested.size() ? requested[d] : 1));
         }
@@ -98,15 +113,24 @@ int main(int argc, char** argv) {
                           : "")
                   << ", local " << (auto_local ? "chosen by the runtime" : lab::format_dims(local))
                   << ", offset " << lab::format_dims(offset) << "\n";
-        const lab::Timing timing = lab::time_launches(opt.warmup, opt.reps, [&] {
-          cl::Event event;
-          env.queue.enqueueNDRangeKernel(kernel, lab::to_ndrange(offset), lab::to_ndrange(global),
-                                         auto_local ? cl::NullRange : lab::to_ndrange(local),
-                                         nullptr, &event);
-          return event;
-        });
+        const lab::Timing timing = lab::time_launches(
+            opt,
+            [&] {
+              cl::Event event;
+              env.queue.enqueueNDRangeKernel(kernel, lab::to_ndrange(offset),
+                                             lab::to_ndrange(global),
+                                             auto_local ? cl::NullRange : lab::to_ndrange(local),
+                                             nullptr, &event);
+              return event;
+            },
+            cli.out());
         lab::HostVector<cl_uint> records(items * kRecordSize);
-        env.queue.enqueueReadBuffer(records_buf, CL_TRUE, 0, bytes, records.data());
+        env.queue.enqueueReadBuffer(records_buf.buffer(), CL_TRUE, 0, bytes, records.data());
+        const lab::GuardCheck guard = records_buf.check_guards(env.queue);
+        const std::string outside = lab::describe_guard_writes(
+            guard, "the records",
+            "each work-item must write only its own record, records + item * RECORD_SIZE");
+        if (!outside.empty()) std::cerr << "work_items: " << outside << "\n";
 
         // 5. Verify every field of every work-item against what the NDRange implies
         Grid grid;
@@ -149,14 +173,16 @@ int main(int argc, char** argv) {
         row.size =
             lab::format_dims(global) + " local " + (auto_local ? "auto" : lab::format_dims(local));
         row.time = timing.kernel;
-        row.passed = check.passed();
+        row.out_of_bounds = guard.total();
+        lab::set_check(row, check);
+        row.max_abs_error.reset();
         report.add(row);
         report.details()["global"] = global;
         report.details()["requested"] = requested;
         report.details()["local"] = Dims(grid.local, grid.local + grid.dims);
         report.details()["offset"] = offset;
-        report.details()["values_checked"] = check.checked;
-        report.details()["mismatches"] = check.mismatches;
+        report.details()["work_items_checked"] = check.checked;
+        report.details()["wrong_work_items"] = check.mismatches;
         report.print(cli.format(), std::cout);
         return report.exit_code();
       });

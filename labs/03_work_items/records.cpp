@@ -51,18 +51,28 @@ lab::CheckResult check_records(const Grid& grid, const lab::HostVector<cl_uint>&
         const std::uint64_t g[3] = {g0, g1, g2};
         const auto want = expected_record(grid, g);
         const cl_uint* got = record_of(grid, records, g0, g1, g2);
+        ++check.checked;
+        bool wrong = false;
         for (int f = 0; f < kRecordSize; ++f) {
-          ++check.checked;
           if (got[f] == want[f]) continue;
-          if (check.mismatches++ < lab::kMaxMismatchLines) {
-            err << "  mismatch at work-item (" << g0 << "," << g1 << "," << g2
-                << "): " << field_name(f) << " = " << got[f] << ", expected " << want[f] << "\n";
+          if (!wrong && check.mismatches < lab::kMaxMismatchLines) {
+            // The work-item as get_global_id names it: its place in the grid plus the offset.
+            err << "  wrong record of work-item (" << g0 + grid.offset[0] << ","
+                << g1 + grid.offset[1] << "," << g2 + grid.offset[2] << "): " << field_name(f)
+                << " = " << got[f] << ", expected " << want[f];
+            if (got[f] == 0x5A5A5A5AU) err << " (the sentinel: this field was never written)";
+            err << "\n";
           }
+          wrong = true;
         }
+        if (wrong) ++check.mismatches;
       }
     }
   }
-  lab::print_mismatch_summary(err, "the records", check, lab::kMaxMismatchLines);
+  if (check.mismatches > lab::kMaxMismatchLines) {
+    err << "  ... and " << check.mismatches - lab::kMaxMismatchLines << " more: "
+        << check.mismatches << " of " << check.checked << " work-items wrote a wrong record\n";
+  }
   return check;
 }
 

@@ -36,7 +36,8 @@ struct Grid {
 std::string field_name(int index);
 
 // Compares every field of every record with what `grid` implies (global id = group id x local
-// size + local id + offset, ...), printing at most 10 mismatches to `err`.
+// size + local id + offset, ...), counting work-items whose record is wrong and printing the
+// first wrong field of at most 10 of them to `err`, named by global id (offset included).
 lab::CheckResult check_records(const Grid& grid, const lab::HostVector<cl_uint>& records,
                                std::ostream& err);
 

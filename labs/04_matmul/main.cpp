@@ -6,6 +6,7 @@
 
 #include "lab/lab.hpp"
 
+#include <chrono>
 #include <iostream>
 
 namespace {
@@ -25,18 +26,33 @@ template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dims,
         const matmul::Tuning& tuning, const matmul::Peak& peak) {
   const auto& opt = cli.options();
-  // 3. Host data and reference
+  // 3. Host data and the reference (in double, on every host core)
+  const auto reference_start = std::chrono::steady_clock::now();
   matmul::Problem<T> problem = matmul::make_problem<T>(dims, opt.seed);
-  // 4. Buffers
-  const matmul::Buffers buffers = matmul::make_buffers(env, problem);
+  const double reference_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
+  cli.out() << "Host reference (double, all cores): " << lab::format_seconds(reference_seconds)
+            << "\n";
 
-  // 5-7. Build, run and verify each variant through the one shared path
+  // 4. Buffers, with guard zones as long as the furthest any variant's padded launch reaches
   const bool all = s.variant == "all";
   const std::vector<std::string> variants =
       all ? matmul::variant_names() : std::vector<std::string>{s.variant};
+  matmul::Reach reach;
+  for (const auto& variant : variants) {
+    const matmul::Reach r = matmul::launch_reach(variant, dims, tuning);
+    reach = {std::max(reach.a, r.a), std::max(reach.b, r.b), std::max(reach.c, r.c)};
+  }
+  matmul::Buffers<T> buffers = matmul::make_buffers(env, problem, reach);
+
+  // 5-7. Build, run and verify each variant through the one shared path
   matmul::Context context{env, opt, cli.out(), tuning, peak};
   std::vector<lab::Result> rows;
   for (const auto& variant : variants) {
+    if (variant == matmul::kSequential) {
+      if (auto row = matmul::run_sequential(problem, cli.out())) rows.push_back(*row);
+      continue;
+    }
     const std::string limit = matmul::capacity_problem(variant, dims, tuning);
     if (all && !limit.empty()) {
       cli.out() << "  (skipped " << limit << ")\n";
@@ -68,6 +84,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
                                       ? "per row: gamma_K * sum_k |A(i,k)| * max_j |B(k,j)|, "
                                         "gamma_K = K u / (1 - K u), u = 2^-24"
                                       : "exact";
+  report.details()["reference_seconds"] = reference_seconds;
   report.details()["peak_gflops"] = peak.gflops;
   report.details()["peak_how"] = peak.how;
   report.details()["tuning"] = {{"local_2d", tuning.local_2d},
@@ -93,8 +110,9 @@ int main(int argc, char** argv) {
         cli.add_size("-K,--inner", s.k, "K: columns of A, rows of B (overrides -n)");
         std::vector<std::string> choices = matmul::variant_names();
         choices.push_back("all");
-        cli.add_choice("--variant", s.variant, "naive|row|row_private|row_local|tiled|regtiled|all",
-                       choices);
+        std::string names;
+        for (const auto& name : choices) names += (names.empty() ? "" : "|") + name;
+        cli.add_choice("--variant", s.variant, names, choices);
         cli.add_choice("--dtype", s.dtype, "Element type: float or int (exact)", {"float", "int"});
         // Bounds no device reaches: larger values are usage errors, smaller ones that a device
         // cannot run are refused before launch with its limit.
@@ -131,6 +149,11 @@ int main(int argc, char** argv) {
         }
         if (!opt.kernel_file.empty() && s.variant == "all") {
           throw lab::UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
+        }
+        if (!opt.kernel_file.empty() && s.variant == matmul::kSequential) {
+          throw lab::UsageError(
+              "--kernel-file replaces a device kernel, and sequential runs on the host: choose "
+              "another --variant");
         }
 
         // 2. Device, and the tunables shaped for it

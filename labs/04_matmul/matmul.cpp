@@ -25,7 +25,7 @@ struct Shape {
 
 Shape launch_shape(const std::string& variant, const Dims& d, const Tuning& t) {
   const std::uint64_t M = d.M, N = d.N;
-  if (variant == "naive") {
+  if (variant == "naive" || variant == "naive_global") {
     const std::uint64_t l = t.local_2d;
     return {{lab::round_up(N, l), lab::round_up(M, l)}, {l, l}};
   }
@@ -76,25 +76,26 @@ std::string local_memory_advice(const std::string& variant) {
   return "choose smaller --regtile block sizes";
 }
 
-std::vector<std::pair<std::string, std::string>> kernel_defines(const std::string& variant,
-                                                                const Dims& d, const Tuning& t,
-                                                                bool is_float) {
-  std::vector<std::pair<std::string, std::string>> defs = {{"REAL", is_float ? "float" : "int"}};
-  const auto add = [&defs](const char* name, int value) {
-    defs.emplace_back(name, std::to_string(value));
+// The kernel's -D tunables, each with the option that sets it (--build-options may not override
+// them: the host sizes the launch from the same values).
+lab::Defines kernel_defines(const std::string& variant, const Dims& d, const Tuning& t,
+                            bool is_float) {
+  lab::Defines defs = {{"REAL", is_float ? "float" : "int", "--dtype"}};
+  const auto add = [&defs](const char* name, int value, const char* option) {
+    defs.push_back({name, std::to_string(value), option});
   };
-  if (variant == "row_private" || variant == "row_local") add("KMAX", t.kmax);
-  if (variant == "tiled") add("TS", t.ts);
+  if (variant == "row_private" || variant == "row_local") add("KMAX", t.kmax, "--kmax");
+  if (variant == "tiled") add("TS", t.ts, "--ts");
   if (variant == "regtiled") {
-    defs.emplace_back("REAL4", is_float ? "float4" : "int4");
-    add("TSM", t.tsm);
-    add("TSN", t.tsn);
-    add("TSK", t.tsk);
-    add("WPTM", t.wptm);
-    add("WPTN", t.wptn);
-    add("VWN", t.vwn);
-    add("STAGE", t.stage);
-    add("EXACT", d.M % t.tsm == 0 && d.N % t.tsn == 0 && d.K % t.tsk == 0);
+    defs.push_back({"REAL4", is_float ? "float4" : "int4", "--dtype"});
+    add("TSM", t.tsm, "--regtile");
+    add("TSN", t.tsn, "--regtile");
+    add("TSK", t.tsk, "--regtile");
+    add("WPTM", t.wptm, "--regtile");
+    add("WPTN", t.wptn, "--regtile");
+    add("VWN", t.vwn, "--regtile");
+    add("STAGE", t.stage, "--staging");
+    add("EXACT", d.M % t.tsm == 0 && d.N % t.tsn == 0 && d.K % t.tsk == 0, "");
   }
   return defs;
 }
@@ -156,8 +157,8 @@ Tuning default_tuning(const cl::Device& device) {
 }
 
 const std::vector<std::string>& variant_names() {
-  static const std::vector<std::string> names = {"naive",     "row",   "row_private",
-                                                 "row_local", "tiled", "regtiled"};
+  static const std::vector<std::string> names = {
+      kSequential, "naive_global", "naive", "row", "row_private", "row_local", "tiled", "regtiled"};
   return names;
 }
 
@@ -285,34 +286,55 @@ lab::Result make_result(const std::string& variant, const Dims& dims, const lab:
     row.percent = 100.0 * row.rate / peak.gflops;
     row.reference = "peak ~" + std::to_string(static_cast<long>(std::lround(peak.gflops)));
   }
-  row.max_abs_error = check.max_abs_error;
-  row.passed = check.passed();
+  lab::set_check(row, check);
   return row;
 }
 
-template <typename T>
-Buffers make_buffers(lab::Env& env, Problem<T>& problem) {
-  const std::size_t c_size = static_cast<std::size_t>(problem.dims.M) * problem.dims.N;
-  return Buffers{cl::Buffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                            problem.A.size() * sizeof(T), problem.A.data()),
-                 cl::Buffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                            problem.B.size() * sizeof(T), problem.B.data()),
-                 cl::Buffer(env.context, CL_MEM_WRITE_ONLY, c_size * sizeof(T))};
+Reach launch_reach(const std::string& variant, const Dims& d, const Tuning& t) {
+  // Rows, columns and K the launch covers: the sizes rounded up to whole work-groups or tiles.
+  std::uint64_t rows = d.M, cols = d.N, inner = d.K;
+  if (variant == "naive" || variant == "naive_global") {
+    rows = lab::round_up(d.M, t.local_2d), cols = lab::round_up(d.N, t.local_2d);
+  } else if (variant == "row" || variant == "row_private" || variant == "row_local") {
+    rows = lab::round_up(d.M, t.local_1d);
+  } else if (variant == "tiled") {
+    rows = lab::round_up(d.M, t.ts), cols = lab::round_up(d.N, t.ts);
+    inner = lab::round_up(d.K, t.ts);
+  } else if (variant == "regtiled") {
+    rows = lab::round_up(d.M, t.tsm), cols = lab::round_up(d.N, t.tsn);
+    inner = lab::round_up(d.K, t.tsk);
+  }
+  // The last element a kernel without bounds checks touches, row-major, minus the matrix's size.
+  const auto past = [](std::uint64_t r, std::uint64_t c, std::uint64_t width, std::uint64_t size) {
+    return (r - 1) * width + c - size;
+  };
+  const std::uint64_t M = d.M, N = d.N, K = d.K;
+  return Reach{past(rows, inner, K, M * K), past(inner, cols, N, K * N), past(rows, cols, N, M * N)};
 }
 
 template <typename T>
-lab::CheckResult check_result(const lab::HostVector<T>& C, const Problem<T>& problem,
-                              const std::string& name) {
+Buffers<T> make_buffers(lab::Env& env, Problem<T>& problem, const Reach& reach) {
+  const std::size_t c_size = static_cast<std::size_t>(problem.dims.M) * problem.dims.N;
+  return Buffers<T>{
+      lab::GuardedBuffer<T>(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, problem.A.size(),
+                            reach.a, problem.A.data()),
+      lab::GuardedBuffer<T>(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, problem.B.size(),
+                            reach.b, problem.B.data()),
+      lab::GuardedBuffer<T>(env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, c_size, reach.c)};
+}
+
+template <typename T>
+lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name) {
   const auto& tolerance = problem.row_tolerance;
   const std::size_t columns = problem.dims.N;
   return lab::compare_each(
-      C.data(), problem.C_ref.data(), C.size(),
+      C, problem.C_ref.data(), problem.C_ref.size(),
       [&](std::size_t index) { return tolerance[index / columns]; }, std::cerr, name, columns);
 }
 
 template <typename T>
 lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
-                        const Buffers& buffers, Context& context) {
+                        Buffers<T>& buffers, Context& context) {
   const Dims& d = problem.dims;
   const Tuning& t = context.tuning;
   lab::Env& env = context.env;
@@ -353,50 +375,108 @@ lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
   }
 
   const bool is_float = std::is_floating_point_v<T>;
-  const cl::Program program =
+  const lab::Program program =
       lab::build_program(env, context.options, "matmul_" + variant + ".cl",
-                         lab::defines(kernel_defines(variant, d, t, is_float)), context.out);
+                         kernel_defines(variant, d, t, is_float), context.out);
+  const std::string real = is_float ? "float" : "int";
   cl::KernelFunctor<cl_int, cl_int, cl_int, cl::Buffer, cl::Buffer, cl::Buffer> kernel(
-      program, "matmul_" + variant);
+      lab::make_kernel(program, {"matmul_" + variant,
+                                 {{"", "int", "M"},
+                                  {"", "int", "N"},
+                                  {"", "int", "K"},
+                                  {"global", real + "*", "A"},
+                                  {"global", real + "*", "B"},
+                                  {"global", real + "*", "C"}}}));
   lab::check_ndrange(kernel.getKernel(), env.device, shape.global, shape.local);
 
-  lab::HostVector<T> C(static_cast<std::size_t>(d.M) * d.N);
+  // C starts as the sentinel (NaN, or 0x5A5A5A5A for int) with intact guards, so an element this
+  // variant leaves unwritten fails even when an earlier variant wrote it right.
+  buffers.c.reset(env.queue);
   const auto launch = [&] {
     return kernel(
         cl::EnqueueArgs(env.queue, lab::to_ndrange(shape.global), lab::to_ndrange(shape.local)),
-        d.M, d.N, d.K, buffers.a, buffers.b, buffers.c);
+        d.M, d.N, d.K, buffers.a.buffer(), buffers.b.buffer(), buffers.c.buffer());
   };
 
   // One launch first; a variant that takes seconds gets fewer repetitions.
   int warmup = context.options.warmup;
   int reps = context.options.reps;
+  std::string note;
   if (warmup > 0) {
     cl::Event first = launch();
     first.wait();
     --warmup;
-    if (std::chrono::duration<double>(lab::event_times(first).start_to_end).count() > 1.0) {
+    if (std::chrono::duration<double>(lab::event_times(first).start_to_end).count() > 1.0 &&
+        reps > 3) {
       warmup = 0;
-      reps = std::min(reps, 3);
-      context.out << "  (" << variant << " takes over a second: " << reps << " timed runs)\n";
+      note = "over a second a launch: 3 timed runs, not " + std::to_string(reps);
+      reps = 3;
     }
   }
-  const lab::Timing timing = lab::time_launches(warmup, reps, launch);
-  env.queue.enqueueReadBuffer(buffers.c, CL_TRUE, 0, C.size() * sizeof(T), C.data());
-  const lab::CheckResult check = check_result(C, problem, "C (" + variant + ")");
-  return make_result(variant, d, timing.kernel, check, context.peak);
+  const lab::Timing timing = lab::time_launches(
+      warmup, reps, launch, context.options.verbose ? &context.out : nullptr);
+  lab::CheckResult check;
+  {
+    const lab::Mapping<T> C = buffers.c.fetch(env.queue);
+    check = check_result(C.data(), problem, "C (" + variant + ")");
+  }
+  const lab::GuardCheck guard = buffers.c.check_guards(env.queue);
+  const std::string outside = lab::describe_guard_writes(
+      guard, "C (" + variant + ")",
+      "the launch is padded to whole work-groups or tiles, and work-items outside C need the "
+      "bounds check on i and j");
+  if (!outside.empty()) std::cerr << "matmul: " << outside << "\n";
+  lab::Result row = make_result(variant, d, timing.kernel, check, is_float ? context.peak : Peak{});
+  row.out_of_bounds = guard.total();
+  row.passed = row.passed && guard.total() == 0;
+  row.note = note;
+  return row;
+}
+
+template <typename T>
+std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostream& out) {
+  const Dims& d = problem.dims;
+  // About a second at a few hundred million multiply-adds per second; larger runs are skipped.
+  constexpr double kMaxMultiplyAdds = 1 << 29;
+  if (double(d.M) * d.N * d.K > kMaxMultiplyAdds) {
+    out << "  (skipped the sequential host loop: " << d.text()
+        << " is over 2^29 multiply-adds, seconds to minutes on one core)\n";
+    return std::nullopt;
+  }
+  lab::HostVector<T> C(static_cast<std::size_t>(d.M) * d.N);
+  const auto start = std::chrono::steady_clock::now();
+  // The lecture's triple loop, as written: C(i,j) accumulated in memory, k innermost.
+  for (int i = 0; i < d.M; ++i) {
+    for (int j = 0; j < d.N; ++j) {
+      T& c = C[static_cast<std::size_t>(i) * d.N + j];
+      c = 0;
+      for (int k = 0; k < d.K; ++k) {
+        c += problem.A[static_cast<std::size_t>(i) * d.K + k] *
+             problem.B[static_cast<std::size_t>(k) * d.N + j];
+      }
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  lab::Stats time = lab::summarize({seconds});
+  const lab::CheckResult check = check_result(C.data(), problem, "C (sequential)");
+  lab::Result row = make_result("sequential (host)", d, time, check, Peak{});
+  row.note = "the host loop, one core, timed once on the host clock";
+  return row;
 }
 
 template Problem<float> make_problem<float>(const Dims&, std::uint64_t);
 template Problem<int> make_problem<int>(const Dims&, std::uint64_t);
-template Buffers make_buffers<float>(lab::Env&, Problem<float>&);
-template Buffers make_buffers<int>(lab::Env&, Problem<int>&);
-template lab::CheckResult check_result<float>(const lab::HostVector<float>&, const Problem<float>&,
+template Buffers<float> make_buffers<float>(lab::Env&, Problem<float>&, const Reach&);
+template Buffers<int> make_buffers<int>(lab::Env&, Problem<int>&, const Reach&);
+template lab::CheckResult check_result<float>(const float*, const Problem<float>&,
                                               const std::string&);
-template lab::CheckResult check_result<int>(const lab::HostVector<int>&, const Problem<int>&,
-                                            const std::string&);
-template lab::Result run_variant<float>(const std::string&, const Problem<float>&, const Buffers&,
+template lab::CheckResult check_result<int>(const int*, const Problem<int>&, const std::string&);
+template lab::Result run_variant<float>(const std::string&, const Problem<float>&, Buffers<float>&,
                                         Context&);
-template lab::Result run_variant<int>(const std::string&, const Problem<int>&, const Buffers&,
+template lab::Result run_variant<int>(const std::string&, const Problem<int>&, Buffers<int>&,
                                       Context&);
+template std::optional<lab::Result> run_sequential<float>(const Problem<float>&, std::ostream&);
+template std::optional<lab::Result> run_sequential<int>(const Problem<int>&, std::ostream&);
 
 }  // namespace matmul

@@ -5,6 +5,7 @@
 #include "lab/lab.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,10 @@ struct Tuning {
 // blocks that stay in its caches win (see the handout).
 Tuning default_tuning(const cl::Device& device);
 
-// "naive", "row", "row_private", "row_local", "tiled", "regtiled".
+// The ladder, in order: "sequential" (the host loop), "naive_global", "naive", "row",
+// "row_private", "row_local", "tiled", "regtiled". All but the first run on the device.
 const std::vector<std::string>& variant_names();
+constexpr const char* kSequential = "sequential";
 
 // The device's FP32 peak from its compute units and clock, and how it was estimated.
 struct Peak {
@@ -74,19 +77,29 @@ struct Problem {
 template <typename T>
 Problem<T> make_problem(const Dims& dims, std::uint64_t seed);
 
-// The problem on the device: A and B copied once, C written by every variant in turn.
+// How far past the end of A, B and C (in elements) a variant's padded launch can reach when its
+// kernel leaves out the bounds checks: the guard zones must be at least this long.
+struct Reach {
+  std::uint64_t a = 0;
+  std::uint64_t b = 0;
+  std::uint64_t c = 0;
+};
+Reach launch_reach(const std::string& variant, const Dims& dims, const Tuning& tuning);
+
+// The problem on the device: A and B copied once, C written by every variant in turn, each with
+// guard zones (lab::GuardedBuffer) as long as `reach`.
+template <typename T>
 struct Buffers {
-  cl::Buffer a;
-  cl::Buffer b;
-  cl::Buffer c;
+  lab::GuardedBuffer<T> a;
+  lab::GuardedBuffer<T> b;
+  lab::GuardedBuffer<T> c;
 };
 template <typename T>
-Buffers make_buffers(lab::Env& env, Problem<T>& problem);
+Buffers<T> make_buffers(lab::Env& env, Problem<T>& problem, const Reach& reach);
 
 // Compares a device result with the reference: exact for int, within row_tolerance for float.
 template <typename T>
-lab::CheckResult check_result(const lab::HostVector<T>& C, const Problem<T>& problem,
-                              const std::string& name);
+lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name);
 
 // Everything one run of one variant needs.
 struct Context {
@@ -102,7 +115,12 @@ struct Context {
 // RuntimeError when the variant cannot run with these sizes and tunables on this device.
 template <typename T>
 lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
-                        const Buffers& buffers, Context& context);
+                        Buffers<T>& buffers, Context& context);
+
+// The sequential host loop (seed 002's "Sequential C"), timed on the host clock and checked like
+// a variant; empty with a note to `out` when it would take too long.
+template <typename T>
+std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostream& out);
 
 // Whether `variant` can run K with these tunables; otherwise the sentence saying what to change.
 std::string capacity_problem(const std::string& variant, const Dims& dims, const Tuning& tuning);

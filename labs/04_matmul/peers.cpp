@@ -58,12 +58,12 @@ std::optional<lab::Result> run_openblas(const Problem<float>& problem, const lab
           problem.B.data(), d.N, 0.0f, C.data(), d.N);
   };
   const lab::Stats time = time_on_host(options, call);
-  const lab::CheckResult check = check_result(C, problem, "C (OpenBLAS)");
+  const lab::CheckResult check = check_result(C.data(), problem, "C (OpenBLAS)");
   return make_result("OpenBLAS sgemm (host CPU)", d, time, check, Peak{});
 }
 
 std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<float>& problem,
-                                       const Buffers& buffers, const lab::Options& options,
+                                       Buffers<float>& buffers, const lab::Options& options,
                                        const Peak& peak, std::ostream& out) {
   const auto sgemm =
       reinterpret_cast<ClblastSgemm>(load_symbol("libclblast.so.1", "CLBlastSgemm", out));
@@ -74,18 +74,19 @@ std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<float>& prob
   const auto call = [&] {
     cl_command_queue queue = env.queue();
     cl_event event = nullptr;
-    const int status = sgemm(kRowMajor, kNoTrans, kNoTrans, d.M, d.N, d.K, 1.0f, buffers.a(), 0,
-                             d.K, buffers.b(), 0, d.N, 0.0f, buffers.c(), 0, d.N, &queue, &event);
+    const int status = sgemm(kRowMajor, kNoTrans, kNoTrans, d.M, d.N, d.K, 1.0f, buffers.a.buffer()(), 0,
+                             d.K, buffers.b.buffer()(), 0, d.N, 0.0f, buffers.c.buffer()(), 0, d.N, &queue, &event);
     if (status != 0) {
       throw lab::RuntimeError("CLBlastSgemm failed with status " + std::to_string(status));
     }
     env.queue.finish();
     if (event != nullptr) ::clReleaseEvent(event);
   };
+  buffers.c.reset(env.queue);
   const lab::Stats time = time_on_host(options, call);
   lab::HostVector<float> C(static_cast<std::size_t>(d.M) * d.N);
-  env.queue.enqueueReadBuffer(buffers.c, CL_TRUE, 0, C.size() * sizeof(float), C.data());
-  const lab::CheckResult check = check_result(C, problem, "C (CLBlast)");
+  env.queue.enqueueReadBuffer(buffers.c.buffer(), CL_TRUE, 0, C.size() * sizeof(float), C.data());
+  const lab::CheckResult check = check_result(C.data(), problem, "C (CLBlast)");
   return make_result("CLBlast sgemm", d, time, check, peak);
 }
 

@@ -17,7 +17,7 @@ std::optional<lab::Result> run_openblas(const Problem<float>& problem, const lab
 // CLBlastSgemm from libclblast.so.1 on env's queue, timed on the host clock from the call to
 // clFinish (the event CLBlast returns covers only its last kernel), its result checked.
 std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<float>& problem,
-                                       const Buffers& buffers, const lab::Options& options,
+                                       Buffers<float>& buffers, const lab::Options& options,
                                        const Peak& peak, std::ostream& out);
 
 }  // namespace matmul

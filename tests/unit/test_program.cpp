@@ -1,6 +1,7 @@
 // test_program.cpp: kernel lookup order and the paths it reports.
 #include "lab/error.hpp"
 #include "lab/program.hpp"
+#include "lab/sha256.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,6 +27,10 @@ TEST(KernelLookup, OrderIsFileThenDirThenExeThenSource) {
             (std::vector<std::string>{"/x/override.cl"}));
   EXPECT_EQ(lab::kernel_candidates("k.cl", lookup, false),
             (std::vector<std::string>{"/d/k.cl", "/exe/kernels/k.cl", "/src/kernels/k.cl"}));
+  // A --kernel-dir is the only place the lab's own kernel may come from.
+  const lab::KernelLookup dir_only{"", "/d", "/exe/kernels", "/src/kernels"};
+  EXPECT_EQ(lab::kernel_candidates("k.cl", dir_only, true),
+            (std::vector<std::string>{"/d/k.cl"}));
   const lab::KernelLookup no_dir{"", "", "/exe/kernels/", "/src/kernels"};
   EXPECT_EQ(lab::kernel_candidates("k.cl", no_dir, true),
             (std::vector<std::string>{"/exe/kernels/k.cl", "/src/kernels/k.cl"}));
@@ -35,14 +40,24 @@ TEST(KernelLookup, FindsTheFirstExistingFile) {
   const std::string exe = make_dir_with("lookup_exe", "k.cl");
   const std::string src = make_dir_with("lookup_src", "k.cl");
   const std::string empty = make_dir_with("lookup_empty", "");
-  EXPECT_EQ(lab::find_kernel_file("k.cl", {"", empty, exe, src}, true), exe + "/k.cl");
+  EXPECT_EQ(lab::find_kernel_file("k.cl", {"", "", exe, src}, true), exe + "/k.cl");
   EXPECT_EQ(lab::find_kernel_file("k.cl", {"", src, exe, ""}, true), src + "/k.cl");
+  // A helper kernel falls back past a directory without it; the lab's own kernel does not.
+  EXPECT_EQ(lab::find_kernel_file("k.cl", {"", empty, exe, src}, false), exe + "/k.cl");
+  try {
+    lab::find_kernel_file("k.cl", {"", empty, exe, src}, true);
+    FAIL() << "expected an error";
+  } catch (const lab::RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel file k.cl is not in --kernel-dir " + empty),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(KernelLookup, MissingFileListsEveryPathTried) {
   const lab::KernelLookup lookup{"", "/nope/a", "/nope/b", "/nope/c"};
   try {
-    lab::find_kernel_file("k.cl", lookup, true);
+    lab::find_kernel_file("k.cl", lookup, false);
     FAIL() << "expected an error";
   } catch (const lab::RuntimeError& e) {
     const std::string text = e.what();
@@ -53,6 +68,46 @@ TEST(KernelLookup, MissingFileListsEveryPathTried) {
 }
 
 TEST(Defines, BuildsDashDFlags) {
-  EXPECT_EQ(lab::defines({{"TS", "16"}, {"WPT", "4"}}), "-DTS=16 -DWPT=4");
-  EXPECT_EQ(lab::defines({}), "");
+  EXPECT_EQ(lab::define_flags({{"TS", "16", "--ts"}, {"WPT", "4", ""}}), "-DTS=16 -DWPT=4");
+  EXPECT_EQ(lab::define_flags({}), "");
+}
+
+TEST(Defines, BuildOptionsMayNotRedefineAHostTunable) {
+  const lab::Defines defines = {{"TS", "16", "--ts"}, {"EXACT", "1", ""}};
+  EXPECT_NO_THROW(lab::check_build_options("-cl-fast-relaxed-math -DOTHER=3", defines));
+  EXPECT_NO_THROW(lab::check_build_options("-DTSX=8", defines));
+  for (const char* options : {"-DTS=8", "-DTS", "-D TS=8", "-cl-mad-enable -DTS=8"}) {
+    try {
+      lab::check_build_options(options, defines);
+      FAIL() << options;
+    } catch (const lab::UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("redefines TS, which the host also uses"),
+                std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("set it with --ts instead"), std::string::npos);
+    }
+  }
+  try {
+    lab::check_build_options("-DEXACT=0", defines);
+    FAIL();
+  } catch (const lab::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("derives it from the sizes"), std::string::npos);
+  }
+}
+
+TEST(KernelSignature, ReadsAsOpenClC) {
+  const lab::KernelSignature signature{"add", {{"", "ulong", "n"}, {"global", "float*", "c"}}};
+  EXPECT_EQ(signature.text(), "__kernel void add(ulong n, __global float* c)");
+}
+
+TEST(Sha256, KnownDigests) {
+  EXPECT_EQ(lab::sha256_hex(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(lab::sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  // 56 bytes: the padding needs a second block.
+  EXPECT_EQ(lab::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(lab::sha256_hex(std::string(1000, 'a')),
+            "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
 }

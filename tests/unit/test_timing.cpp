@@ -44,8 +44,9 @@ TEST(Report, CsvHasHeaderAndOneRowPerResult) {
   std::ostringstream out;
   report.print(lab::OutputFormat::csv, out);
   EXPECT_EQ(out.str(),
-            "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,speedup,status\n"
-            "lab,\"dev,ice\",naive,n=8,0.002000000,0.001000000,1.500,GB/s,,,,PASSED\n");
+            "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,speedup,status,"
+            "note,student_kernels\n"
+            "lab,\"dev,ice\",naive,n=8,0.002000000,0.001000000,1.500,GB/s,,,,PASSED,,\n");
   EXPECT_EQ(report.exit_code(), 0);
 }
 

@@ -1,4 +1,5 @@
 // test_verify.cpp: tolerance checks and mismatch printing.
+#include "lab/buffers.hpp"
 #include "lab/verify.hpp"
 
 #include <gtest/gtest.h>
@@ -74,4 +75,43 @@ TEST(Compare, TracksMaximumErrors) {
   EXPECT_TRUE(r.passed());
   EXPECT_DOUBLE_EQ(r.max_abs_error, 0.5);
   EXPECT_DOUBLE_EQ(r.max_rel_error, 0.5);
+}
+
+TEST(Guards, CountsChangedElementsOnEitherSide) {
+  std::vector<unsigned char> front(8 * 4, lab::kGuardByte), back(16 * 4, lab::kGuardByte);
+  EXPECT_EQ(lab::check_guard_bytes(front.data(), 8, back.data(), 16, 100, 4).total(), 0u);
+  EXPECT_EQ(lab::describe_guard_writes({}, "c", "hint"), "");
+  back[0] = 0;       // element 100, the first past the end
+  back[3 * 4 + 2] = 0;  // element 103
+  const lab::GuardCheck after = lab::check_guard_bytes(front.data(), 8, back.data(), 16, 100, 4);
+  EXPECT_EQ(after.after, 2u);
+  EXPECT_EQ(after.first, 100);
+  EXPECT_EQ(after.last, 103);
+  EXPECT_EQ(lab::describe_guard_writes(after, "c", "add `if (i < n)`")
+                .rfind("the kernel wrote 2 elements past the end of c (indices 100..103): add "
+                       "`if (i < n)`",
+                       0),
+            0u);
+  front[7 * 4] = 1;  // element -1
+  const lab::GuardCheck both = lab::check_guard_bytes(front.data(), 8, back.data(), 16, 100, 4);
+  EXPECT_EQ(both.before, 1u);
+  EXPECT_EQ(both.first, -1);
+  EXPECT_NE(lab::describe_guard_writes(both, "c", "h").find(
+                "1 element before the start and 2 elements past the end of c (indices -1..103)"),
+            std::string::npos);
+}
+
+TEST(Verify, MismatchLinesShowTheAllowedError) {
+  const float got[] = {1.0f, 2.5f, std::nanf("")};
+  const double want[] = {1.0, 2.0, 3.0};
+  std::ostringstream err;
+  const lab::CheckResult r = lab::compare(got, want, 3, lab::Tolerance{0.1, 0}, err, "x");
+  EXPECT_EQ(r.mismatches, 2u);
+  ASSERT_EQ(r.first.size(), 2u);
+  EXPECT_EQ(r.first[0].index, 1u);
+  EXPECT_NE(err.str().find("mismatch x[1]: got 2.5, expected 2 (difference 0.5, allowed 0.1)"),
+            std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("mismatch x[2]: got nan, expected 3 (the sentinel"), std::string::npos)
+      << err.str();
 }

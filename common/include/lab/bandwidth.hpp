@@ -8,12 +8,16 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 
 namespace lab {
 
 struct CopyBaseline {
   double rate = 0;     // GB/s of the faster copy kernel, 8 bytes moved per element
   bool passed = true;  // both copies were checked element by element
+  // Whether the copy ran long enough to compare another kernel's rate with; if not, why.
+  bool measurable = true;
+  std::string why_not_measurable;
   nlohmann::json details = nlohmann::json::object();  // each kernel's rate and times
 };
 

@@ -8,6 +8,9 @@
 #include <CL/opencl.hpp>
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -78,56 +81,148 @@ class Mapping {
   bool mapped_ = true;
 };
 
-// A read-only input buffer holding `host`, made the way `mode` says (the data is on its way to
-// the device when this returns; the queue is in order).
+// What a guarded buffer's host array and zones hold before a kernel runs. A kernel that leaves
+// an element of its result unwritten leaves the sentinel there (NaN never compares equal, and no
+// lab's integer result reaches 0x5A5A5A5A); a kernel that writes outside its data overwrites the
+// guard pattern, a byte pattern no kernel computes by chance.
 template <typename T>
-cl::Buffer make_input(const Env& env, BufferMode mode, HostVector<T>& host) {
-  const std::size_t bytes = host.size() * sizeof(T);
-  switch (mode) {
-    case BufferMode::copy:
-      return cl::Buffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, host.data());
-    case BufferMode::use:
-      return cl::Buffer(env.context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes, host.data());
-    case BufferMode::alloc: {
-      cl::Buffer buffer(env.context, CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, bytes);
-      Mapping<T> view(env.queue, buffer, CL_MAP_WRITE, host.size());
-      std::copy(host.begin(), host.end(), view.data());
-      return buffer;
-    }
-    case BufferMode::write: {
-      cl::Buffer buffer(env.context, CL_MEM_READ_ONLY, bytes);
-      env.queue.enqueueWriteBuffer(buffer, CL_FALSE, 0, bytes, host.data());
-      return buffer;
-    }
+T sentinel() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::numeric_limits<T>::quiet_NaN();
+  } else {
+    return static_cast<T>(0x5A5A5A5AU);
   }
-  throw std::logic_error("make_input: unknown buffer mode");
 }
+constexpr unsigned char kGuardByte = 0xA5;
 
-// A write-only result buffer for `host.size()` elements. USE_HOST_PTR places it on `host`
-// (mode use, or any mode with `use_host_ptr`, the lecture's "no fetch" version).
-template <typename T>
-cl::Buffer make_output(const Env& env, BufferMode mode, HostVector<T>& host, bool use_host_ptr) {
-  const std::size_t bytes = host.size() * sizeof(T);
-  if (use_host_ptr || mode == BufferMode::use) {
-    return cl::Buffer(env.context, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR, bytes, host.data());
-  }
-  if (mode == BufferMode::alloc) {
-    return cl::Buffer(env.context, CL_MEM_WRITE_ONLY | CL_MEM_ALLOC_HOST_PTR, bytes);
-  }
-  return cl::Buffer(env.context, CL_MEM_WRITE_ONLY, bytes);
-}
+// Where a guarded buffer's data sits in its allocation: `front` guard elements (a whole number of
+// the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN, so the data can be a sub-buffer), the data, then
+// `back` guard elements, at least the `reach` the launch can overshoot by.
+struct GuardLayout {
+  std::size_t front = 0;
+  std::size_t count = 0;
+  std::size_t back = 0;
+  std::size_t total() const { return front + count + back; }
+};
+GuardLayout guard_layout(const cl::Device& device, std::size_t element, std::size_t count,
+                         std::size_t reach);
 
-// Brings the result into host memory the way its buffer allows: clEnqueueReadBuffer into `host`
-// for copy and write buffers, a map for the others (for USE_HOST_PTR the map points into `host`
-// itself). Waits for the queue's earlier commands, as a blocking read or map does.
+// Elements of the guard zones a kernel changed, counted from the start of the data (negative:
+// before it).
+struct GuardCheck {
+  std::size_t before = 0;  // elements written in the front guard
+  std::size_t after = 0;   // elements written in the back guard
+  long long first = 0;     // the lowest and highest index written outside the data
+  long long last = 0;
+  std::size_t total() const { return before + after; }
+};
+// Compares each guard element's bytes with kGuardByte.
+GuardCheck check_guard_bytes(const unsigned char* front, std::size_t front_count,
+                             const unsigned char* back, std::size_t back_count,
+                             std::size_t count, std::size_t element);
+// "the kernel wrote 32 elements past the end of c (indices 100000..100031): `hint`", or "" when
+// nothing was written outside; says that reads are Oclgrind's to find.
+std::string describe_guard_writes(const GuardCheck& check, const std::string& name,
+                                  const std::string& hint);
+
+// A buffer of `count` elements with guard zones around it, made from a host array the way a
+// buffer mode says. The kernel gets buffer(), a sub-buffer over the data; a padded NDRange whose
+// work-items skip the bounds check writes into the guards, not into someone else's memory, and
+// check_guards() finds it. For copy and use the host array holds the guards too (COPY_HOST_PTR
+// copies it whole, USE_HOST_PTR is it); for alloc the runtime's memory is filled through a map;
+// for write with clEnqueueWriteBuffer.
 template <typename T>
-Mapping<T> fetch_output(const Env& env, BufferMode mode, const cl::Buffer& buffer,
-                        HostVector<T>& host, bool use_host_ptr) {
-  if (use_host_ptr || mode == BufferMode::use || mode == BufferMode::alloc) {
-    return Mapping<T>(env.queue, buffer, CL_MAP_READ, host.size());
+class GuardedBuffer {
+ public:
+  // `initial` (count elements, or null for the sentinel) is what the data holds at first;
+  // `access` is CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY or CL_MEM_READ_WRITE.
+  GuardedBuffer(const Env& env, BufferMode mode, cl_mem_flags access, std::size_t count,
+                std::size_t reach, const T* initial = nullptr)
+      : mode_(mode), layout_(guard_layout(env.device, sizeof(T), count, reach)) {
+    storage_.resize(layout_.total());
+    std::memset(static_cast<void*>(storage_.data()), kGuardByte, storage_.size() * sizeof(T));
+    T* data = storage_.data() + layout_.front;
+    if (initial != nullptr) {
+      std::copy(initial, initial + count, data);
+    } else {
+      std::fill(data, data + count, sentinel<T>());
+    }
+    const std::size_t bytes = storage_.size() * sizeof(T);
+    switch (mode) {
+      case BufferMode::copy:
+        whole_ = cl::Buffer(env.context, access | CL_MEM_COPY_HOST_PTR, bytes, storage_.data());
+        break;
+      case BufferMode::use:
+        whole_ = cl::Buffer(env.context, access | CL_MEM_USE_HOST_PTR, bytes, storage_.data());
+        break;
+      case BufferMode::alloc: {
+        whole_ = cl::Buffer(env.context, access | CL_MEM_ALLOC_HOST_PTR, bytes);
+        Mapping<T> view(env.queue, whole_, CL_MAP_WRITE, storage_.size());
+        std::copy(storage_.begin(), storage_.end(), view.data());
+        break;
+      }
+      case BufferMode::write:
+        whole_ = cl::Buffer(env.context, access, bytes);
+        env.queue.enqueueWriteBuffer(whole_, CL_TRUE, 0, bytes, storage_.data());
+        break;
+    }
+    const cl_buffer_region region{layout_.front * sizeof(T), count * sizeof(T)};
+    view_ = whole_.createSubBuffer(0, CL_BUFFER_CREATE_TYPE_REGION, &region);
   }
-  env.queue.enqueueReadBuffer(buffer, CL_TRUE, 0, host.size() * sizeof(T), host.data());
-  return Mapping<T>(host.data(), host.size());
-}
+
+  // What the kernel gets.
+  const cl::Buffer& buffer() const { return view_; }
+  std::size_t size() const { return layout_.count; }
+  // The data in the host array: for use, the buffer's own memory.
+  T* host() { return storage_.data() + layout_.front; }
+
+  // Sets the data to the sentinel and the guards to their pattern again (before each variant).
+  void reset(const cl::CommandQueue& queue) {
+    const std::size_t element = sizeof(T);
+    const T guard = [&] {
+      T value;
+      std::memset(static_cast<void*>(&value), kGuardByte, sizeof value);
+      return value;
+    }();
+    if (layout_.front > 0) queue.enqueueFillBuffer(whole_, guard, 0, layout_.front * element);
+    queue.enqueueFillBuffer(whole_, sentinel<T>(), layout_.front * element,
+                            layout_.count * element);
+    if (layout_.back > 0) {
+      queue.enqueueFillBuffer(whole_, guard, (layout_.front + layout_.count) * element,
+                              layout_.back * element);
+    }
+    queue.finish();
+  }
+
+  // The data made visible to the host the way the mode allows: a read into host() for copy and
+  // write, a map for use and alloc (for use it points into host() itself). Waits for the queue.
+  Mapping<T> fetch(const cl::CommandQueue& queue) {
+    if (mode_ == BufferMode::use || mode_ == BufferMode::alloc) {
+      return Mapping<T>(queue, view_, CL_MAP_READ, layout_.count);
+    }
+    queue.enqueueReadBuffer(view_, CL_TRUE, 0, layout_.count * sizeof(T), host());
+    return Mapping<T>(host(), layout_.count);
+  }
+
+  // Which guard elements the kernels changed since the last reset().
+  GuardCheck check_guards(const cl::CommandQueue& queue) const {
+    const std::size_t element = sizeof(T);
+    std::vector<unsigned char> front(layout_.front * element), back(layout_.back * element);
+    if (!front.empty()) queue.enqueueReadBuffer(whole_, CL_TRUE, 0, front.size(), front.data());
+    if (!back.empty()) {
+      queue.enqueueReadBuffer(whole_, CL_TRUE, (layout_.front + layout_.count) * element,
+                              back.size(), back.data());
+    }
+    return check_guard_bytes(front.data(), layout_.front, back.data(), layout_.back,
+                             layout_.count, element);
+  }
+
+ private:
+  BufferMode mode_;
+  GuardLayout layout_;
+  HostVector<T> storage_;
+  cl::Buffer whole_;
+  cl::Buffer view_;
+};
 
 }  // namespace lab

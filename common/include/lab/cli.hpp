@@ -50,12 +50,17 @@ std::vector<std::uint64_t> parse_size_list(const std::string& what, const std::s
                                            std::uint64_t min = 1,
                                            std::uint64_t max = kMaxWholeNumber);
 
+// Whether a lab builds and times kernels (and so takes --reps, --warmup, --seed, --kernel-dir,
+// --kernel-file, --build-options and -v) or only reports on devices (device_info).
+enum class LabKind { runs_kernels, reports_devices };
+
 // The command line of one lab: the shared flags, plus the options the lab adds before parse().
 // `flags` names an option as "-n,--size" or "--mode". CLI11 does the parsing; it stays inside
 // cli.cpp, so a lab's translation unit does not compile it.
 class Cli {
  public:
-  Cli(std::string name, const std::string& description, int argc, char** argv);
+  Cli(std::string name, const std::string& description, int argc, char** argv,
+      LabKind kind = LabKind::runs_kernels);
   ~Cli();
   Cli(const Cli&) = delete;
   Cli& operator=(const Cli&) = delete;

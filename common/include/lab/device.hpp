@@ -47,8 +47,13 @@ struct Env {
 };
 
 // Chooses the device from the options and prints one line naming platform, device and OpenCL C
-// version to `out`.
+// version to `out`. On Oclgrind's platform, unless OCLGRIND_LOG is set, Oclgrind's reports go to
+// a temporary log that summarize_oclgrind_log() condenses.
 Env open_device(const Options& options, std::ostream& out);
+
+// Prints how many problems Oclgrind reported, the first in full, a count of each kind and the
+// log's path; nothing (and the empty log removed) when it found none or the lab did not run on it.
+void summarize_oclgrind_log(std::ostream& out);
 
 // "pthread-skylake-avx512" in place of "pthread-skylake-avx512-Intel(R) Xeon(R) Processor": the
 // device name shortened for table columns.

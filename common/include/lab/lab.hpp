@@ -23,6 +23,6 @@ namespace lab {
 // run-time error, 77 skipped. The body parses the command line with cli.parse() after adding
 // its own options, and returns its exit code (Report::exit_code()).
 int run_main(int argc, char** argv, const std::string& name, const std::string& description,
-             const std::function<int(Cli&)>& body);
+             const std::function<int(Cli&)>& body, LabKind kind = LabKind::runs_kernels);
 
 }  // namespace lab

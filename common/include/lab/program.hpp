@@ -1,4 +1,5 @@
-// program.hpp: finding a kernel file and building it with visible options.
+// program.hpp: finding a kernel file, building it with visible options, and taking a kernel from
+// it that matches what the host launches.
 #pragma once
 
 #include "lab/cli.hpp"
@@ -12,9 +13,10 @@
 
 namespace lab {
 
-// Where kernels may live, in lookup order: --kernel-file > --kernel-dir > LAB_KERNEL_DIR >
-// kernels/ beside the executable > the source tree's kernels/. (LAB_KERNEL_DIR reaches
-// kernel_dir through the command line's environment fallback.)
+// Where kernels may live. Without --kernel-file or --kernel-dir (LAB_KERNEL_DIR reaches kernel_dir
+// through the command line's environment fallback), the suite's own: kernels/ beside the
+// executable, then the source tree's kernels/. With --kernel-dir, the lab's own kernel files come
+// from that directory only; helper kernels (the copy yardstick) may still fall back to the suite's.
 struct KernelLookup {
   std::string kernel_file;  // replaces the main kernel file when set
   std::string kernel_dir;
@@ -25,21 +27,78 @@ struct KernelLookup {
 // The lookup the lab's options imply, with the executable's directory and the source tree.
 KernelLookup kernel_lookup(const Options& options);
 
-// Candidate paths for `file` in lookup order. --kernel-file counts only for the main file.
+// Candidate paths for `file` in lookup order. --kernel-file counts only for the main file, and a
+// --kernel-dir is the only candidate for the main file.
 std::vector<std::string> kernel_candidates(const std::string& file, const KernelLookup& lookup,
                                            bool main_file);
 
 // The first candidate that exists; throws RuntimeError listing every path tried.
 std::string find_kernel_file(const std::string& file, const KernelLookup& lookup, bool main_file);
 
-// -D flags from name/value pairs: {{"TS", "16"}} -> "-DTS=16".
-std::string defines(const std::vector<std::pair<std::string, std::string>>& values);
+// Throws UsageError when --kernel-dir (or LAB_KERNEL_DIR) names no directory.
+void check_kernel_dir(const Options& options);
+
+// A -D define the lab passes to its kernel, and the lab option that sets it ("" when the lab
+// derives it from other options). --build-options may not redefine one: the host sizes the
+// NDRange and the buffers from the same value.
+struct Define {
+  std::string name;
+  std::string value;
+  std::string option;
+};
+using Defines = std::vector<Define>;
+
+// "-DTS=16 -DKMAX=1024".
+std::string define_flags(const Defines& defines);
+
+// Throws UsageError when `build_options` (the --build-options text) defines a name in `defines`.
+void check_build_options(const std::string& build_options, const Defines& defines);
+
+// One argument of the kernel the host launches: its address space ("global", "constant",
+// "local", or "" for a value), its OpenCL C type as clGetKernelArgInfo spells it ("float*",
+// "ulong"), and its name.
+struct KernelArg {
+  std::string address;
+  std::string type;
+  std::string name;
+};
+
+// The kernel the host launches.
+struct KernelSignature {
+  std::string name;
+  std::vector<KernelArg> args;
+  // "__kernel void vector_add(ulong n, __global float* a, ...)".
+  std::string text() const;
+};
+
+// A built program and where its source came from.
+struct Program {
+  cl::Program program;
+  std::string path;
+  bool student = false;  // from --kernel-file or --kernel-dir, not one of the suite's files
+};
 
 // Loads `file` (the lab's main kernel file when main_file), builds it for env.device with
-// `build_options` plus --build-options, and prints the build log and throws when it fails.
-// With -v it prints the path and the options.
-cl::Program build_program(const Env& env, const Options& options, const std::string& file,
-                          const std::string& build_options, std::ostream& out,
-                          bool main_file = true);
+// `defines` plus --build-options, and prints the build log and throws when it fails: an Error
+// with exit 1 for a student's file (the kernel is wrong), RuntimeError (3) for the suite's. The
+// source is compiled as if from its own path, so the log names the file and its lines. With -v
+// it prints the lookup, the path and the options.
+Program build_program(const Env& env, const Options& options, const std::string& file,
+                      const Defines& defines, std::ostream& out, bool main_file = true);
+
+// The kernel `signature` names, checked against it: its name, its number of arguments and, where
+// the driver reports them (student files are built with -cl-kernel-arg-info), each argument's
+// address space and type. A mismatch throws with the expected signature, the argument that
+// differs and what the file defines instead.
+cl::Kernel make_kernel(const Program& program, const KernelSignature& signature);
+
+// A kernel file this process built, for reports: path, SHA-256 of its contents, and whether it
+// is one of the suite's own files.
+struct KernelSource {
+  std::string path;
+  std::string sha256;
+  bool student = false;
+};
+const std::vector<KernelSource>& built_kernel_files();
 
 }  // namespace lab

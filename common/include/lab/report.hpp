@@ -3,6 +3,7 @@
 
 #include "lab/cli.hpp"
 #include "lab/timing.hpp"
+#include "lab/verify.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -24,7 +25,17 @@ struct Result {
   std::optional<double> speedup;        // rate over a baseline row (e.g. the naive variant)
   std::optional<double> max_abs_error;  // largest |device - reference| the check saw (JSON)
   bool passed = false;
+  // What the grading section of --json counts: elements compared and wrong, elements written
+  // outside the data (the guard zones), and the first wrong ones.
+  std::size_t checked = 0;
+  std::size_t wrong = 0;
+  std::size_t out_of_bounds = 0;
+  std::vector<Mismatch> mismatches;
+  std::string note;  // printed with the table in every format, e.g. a cap on repetitions
 };
+
+// Copies a check's counts, first mismatches and largest error into `result` (passed included).
+void set_check(Result& result, const CheckResult& check);
 
 class Report {
  public:
@@ -39,6 +50,10 @@ class Report {
 
   nlohmann::json json() const;
   void print(OutputFormat format, std::ostream& out) const;
+
+  // The grading section of --json: passed, counts of wrong elements and out-of-bounds writes,
+  // the first mismatches, and every kernel file built with its SHA-256.
+  nlohmann::json grading() const;
 
   // The exit code the results imply: 0 when every row passed, else 1.
   int exit_code() const;

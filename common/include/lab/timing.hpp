@@ -1,10 +1,14 @@
 // timing.hpp: durations from OpenCL profiling events, repeated runs, min/median/max.
 #pragma once
 
+#include "lab/cli.hpp"
+
 #include <CL/opencl.hpp>
 
 #include <chrono>
 #include <functional>
+#include <iosfwd>
+#include <string>
 #include <vector>
 
 namespace lab {
@@ -39,7 +43,17 @@ struct Timing {
 };
 
 // Runs `launch` warmup times untimed, then reps times, waiting for each returned event and
-// reading its profiling times.
-Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& launch);
+// reading its profiling times. With a `trace` stream, prints each timed launch's three stages.
+Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& launch,
+                     std::ostream* trace = nullptr);
+
+// The same with the lab's --warmup and --reps; -v prints the stages of each launch to `out`.
+Timing time_launches(const Options& options, const std::function<cl::Event()>& launch,
+                     std::ostream& out);
+
+// Why a median of `seconds` is too short to compare rates with (a percentage of a copy kernel),
+// or "" when it is long enough: at least 1000 ticks of the device's profiling timer and 10 us,
+// below which launch overhead, not the memory system, sets the time.
+std::string too_short_to_compare(double seconds, const cl::Device& device);
 
 }  // namespace lab

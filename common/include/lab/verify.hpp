@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace lab {
 
@@ -18,17 +19,28 @@ struct Tolerance {
   std::string describe() const;  // "exact" or "abs 1e-06 + rel 1e-06"
 };
 
+// One wrong element: where, what the device gave, what the reference says, and the largest
+// difference allowed (negative: an exact match was required).
+struct Mismatch {
+  std::size_t index = 0;
+  double got = 0;
+  double want = 0;
+  double allowed = -1;
+};
+
 struct CheckResult {
   std::size_t checked = 0;
   std::size_t mismatches = 0;
   double max_abs_error = 0;
   double max_rel_error = 0;
+  std::vector<Mismatch> first;  // the first kMaxMismatchLines mismatches
   bool passed() const { return checked > 0 && mismatches == 0; }
 };
 
-// Prints "  mismatch name[i]: got X, expected Y", or name[row][col] when columns > 0.
-void print_mismatch(std::ostream& err, const std::string& name, std::size_t index, double got,
-                    double want, std::size_t columns = 0);
+// Prints "  mismatch name[i]: got X, expected Y (difference D, allowed A)", or name[row][col]
+// when columns > 0; the difference only when a tolerance applied.
+void print_mismatch(std::ostream& err, const std::string& name, const Mismatch& mismatch,
+                    std::size_t columns = 0);
 // Prints "  ... and N more mismatches" when there were more than the limit.
 void print_mismatch_summary(std::ostream& err, const std::string& name, const CheckResult& result,
                             std::size_t limit);
@@ -49,17 +61,22 @@ CheckResult compare_each(const T* got, const W* want, std::size_t n, Allowed all
     const double abs_error = std::fabs(g - w);
     const double rel_error = w != 0 ? abs_error / std::fabs(w) : abs_error;
     bool ok;
+    double limit = -1;
     if constexpr (std::is_integral_v<T> && std::is_integral_v<W>) {
       ok = static_cast<long long>(got[i]) == static_cast<long long>(want[i]);
     } else {
-      ok = abs_error <= allowed(i);  // false for NaN
+      limit = allowed(i);
+      ok = abs_error <= limit;  // false for NaN
     }
     if (!std::isnan(abs_error)) {
       result.max_abs_error = std::fmax(result.max_abs_error, abs_error);
       result.max_rel_error = std::fmax(result.max_rel_error, rel_error);
     }
     if (!ok) {
-      if (result.mismatches < kMaxMismatchLines) print_mismatch(err, name, i, g, w, columns);
+      if (result.mismatches < kMaxMismatchLines) {
+        result.first.push_back(Mismatch{i, g, w, limit});
+        print_mismatch(err, name, result.first.back(), columns);
+      }
       ++result.mismatches;
     }
   }
