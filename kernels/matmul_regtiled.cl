@@ -156,12 +156,14 @@ __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtil
       b[wn] = XCAT(vload, VWN)(0, v);
 #endif
     }
+    // EXERCISE(acc_cache): add A(ib + wm, k) * b[wn] to every acc[wm][wn] (A is 0 past M)
 #pragma unroll
     for (int wm = 0; wm < WPTM; ++wm) {
       const REAL a = (EXACT || ib + wm < M) ? A[(ib + wm) * K + k] : 0;
 #pragma unroll
       for (int wn = 0; wn < WPTN / VWN; ++wn) acc[wm][wn] += a * b[wn];
     }
+    // END EXERCISE
   }
   // No data is shared through local memory, but the barrier makes PoCL run all work-items of
   // the group through this slice of K before any starts the next: the slice of the panel of B
@@ -199,6 +201,7 @@ __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtil
       for (int wm4 = 0; wm4 < WPTM / 4; ++wm4) a[wm4] = As[buf][k][ti + RTSM * wm4];
 #pragma unroll
       for (int wn = 0; wn < WPTN / VWN; ++wn) b[wn] = Bs[buf][k][tj + RTSN * wn];
+      // EXERCISE(acc_local): every acc[wm][wn] += (a[wm / 4], component wm % 4) * b[wn]
 #pragma unroll
       for (int wm4 = 0; wm4 < WPTM / 4; ++wm4) {
 #pragma unroll
@@ -209,6 +212,7 @@ __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtil
           acc[4 * wm4 + 3][wn] += a[wm4].w * b[wn];
         }
       }
+      // END EXERCISE
     }
 
     if (more) {

@@ -27,13 +27,17 @@ __kernel void matmul_row_local(const int M, const int N, const int K, __global c
     for (int k = 0; k < K; ++k) Awrk[k] = A[i * K + k];
   }
   for (int j = 0; j < N; ++j) {
+    // EXERCISE(copy_column): the group copies column j of B into Bwrk; wait until it is whole
     for (int k = iloc; k < K; k += nloc) Bwrk[k] = B[k * N + j];  // copy column j, cyclically
     barrier(CLK_LOCAL_MEM_FENCE);  // the column is complete before anyone reads it
+    // END EXERCISE
     if (has_row) {
       REAL acc = 0;
       for (int k = 0; k < K; ++k) acc += Awrk[k] * Bwrk[k];
       C[i * N + j] = acc;
     }
+    // EXERCISE(reuse_barrier): nobody overwrites Bwrk until everyone has read this column
     barrier(CLK_LOCAL_MEM_FENCE);  // everyone has read it before the next column overwrites it
+    // END EXERCISE
   }
 }

@@ -24,15 +24,19 @@ __kernel void matmul_tiled(const int M, const int N, const int K, __global const
   REAL acc = 0;
   const int tiles = (K + TS - 1) / TS;
   for (int t = 0; t < tiles; ++t) {
+    // EXERCISE(load_tiles): each work-item loads one element of tile t of A and of B; wait
     // Each work-item loads one element of each tile: A(i, t*TS+tj) and B(t*TS+ti, j).
     const int ka = t * TS + tj;
     const int kb = t * TS + ti;
     Asub[ti][tj] = (i < M && ka < K) ? A[i * K + ka] : 0;
     Bsub[ti][tj] = (kb < K && j < N) ? B[kb * N + j] : 0;
     barrier(CLK_LOCAL_MEM_FENCE);  // 1: both tiles are complete before anyone reads them
+    // END EXERCISE
 
+    // EXERCISE(tile_product): add row ti of Asub times column tj of Bsub to acc; wait
     for (int k = 0; k < TS; ++k) acc += Asub[ti][k] * Bsub[k][tj];
     barrier(CLK_LOCAL_MEM_FENCE);  // 2: everyone has finished reading before the next load
+    // END EXERCISE
   }
   if (i < M && j < N) C[i * N + j] = acc;
 }

@@ -6,10 +6,12 @@
 // One element per work-item: the lecture's arrayAddOCL.
 __kernel void vector_add(const ulong n, __global const float* a, __global const float* b,
                          __global float* c) {
+  // EXERCISE(add): c[i] = a[i] + b[i] for this work-item's element i, but only if i < n
   const size_t i = get_global_id(0);
   if (i < n) {  // padding work-items do nothing
     c[i] = a[i] + b[i];
   }
+  // END EXERCISE
 }
 
 // Fewer work-items than elements: each one handles elements i, i + G, i + 2G, ... where G is the

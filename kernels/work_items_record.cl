@@ -26,6 +26,7 @@ __kernel void work_items_record(__global uint* records, const uint requested0,
   const size_t item = g0 + get_global_size(0) * (g1 + get_global_size(1) * g2);
   __global uint* r = records + item * RECORD_SIZE;
 
+  // EXERCISE(record): store each id function's value at r[3 * FIELD_... + d]; get_work_dim()
   for (uint d = 0; d < 3; ++d) {
     r[3 * FIELD_GLOBAL_ID + d] = (uint)get_global_id(d);
     r[3 * FIELD_LOCAL_ID + d] = (uint)get_local_id(d);
@@ -36,6 +37,9 @@ __kernel void work_items_record(__global uint* records, const uint requested0,
     r[3 * FIELD_GLOBAL_OFFSET + d] = (uint)get_global_offset(d);
   }
   r[RECORD_WORK_DIM] = get_work_dim();
+  // END EXERCISE
   // The bounds check a padded launch needs: is this work-item inside the requested grid?
+  // EXERCISE(in_range): store 1 if (g0, g1, g2) lies inside the requested size, else 0
   r[RECORD_IN_RANGE] = (g0 < requested0 && g1 < requested1 && g2 < requested2) ? 1 : 0;
+  // END EXERCISE
 }

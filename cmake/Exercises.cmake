@@ -1,0 +1,122 @@
+# Exercises.cmake: lab_exercise() turns one of the suite's kernels into a student's skeleton at
+# build time, and registers the tests that show the exercise is fair both ways:
+#
+#   lab_exercise(matmul tiled KERNEL matmul_tiled.cl MATCH "mismatch C \\(tiled\\)"
+#                ARGS --variant tiled --rows 65 --inner 130 --cols 31)
+#
+#   bin/exercises/matmul_tiled.cl          kernels/matmul_tiled.cl with its EXERCISE blocks cut
+#                                          out by scripts/exercise_skeleton.cmake (the marker
+#                                          syntax is described there), remade whenever the kernel
+#                                          changes and built with the lab
+#   exercise.matmul.tiled.skeleton_fails   [lab] the lab with ARGS on the skeleton, built with
+#                                          -Werror, exits 1 and prints MATCH (default "mismatch"):
+#                                          the skeleton builds cleanly and cannot pass as shipped
+#   exercise.matmul.tiled.solution_passes  [lab] the same command on kernels/matmul_tiled.cl
+#                                          exits 0 and prints PASSED
+#
+# ARGS are the arguments of the grading command that the handout gives and the skeleton's header
+# prints (the tests add --reps 1); choose sizes that are not multiples of the work-group or tile,
+# so a missing bounds check shows. Several calls may share a kernel (one per shape, say): the
+# skeleton is made once and its header lists every call's command. The generator's own tests are
+# exercise.generator.*, registered below.
+
+set(LAB_EXERCISE_SCRIPT ${PROJECT_SOURCE_DIR}/scripts/exercise_skeleton.cmake)
+set(LAB_EXERCISE_DIR ${LAB_BIN_DIR}/exercises)
+
+# lab_exercise(LAB NAME KERNEL file [MATCH regex] ARGS args...)
+function(lab_exercise lab name)
+  cmake_parse_arguments(PARSE_ARGV 2 X "" "KERNEL;MATCH" "ARGS")
+  set(source ${PROJECT_SOURCE_DIR}/kernels/${X_KERNEL})
+  if(NOT X_KERNEL OR NOT EXISTS ${source})
+    message(FATAL_ERROR "lab_exercise(${lab} ${name}): KERNEL kernels/${X_KERNEL} does not exist")
+  endif()
+  if(NOT X_MATCH)
+    set(X_MATCH "mismatch")
+  endif()
+
+  # The grading command as a student types it from the repository root.
+  file(RELATIVE_PATH binary ${PROJECT_SOURCE_DIR} ${LAB_BIN_DIR}/${lab})
+  if(binary MATCHES "^\\.\\./")
+    set(binary ${LAB_BIN_DIR}/${lab})  # a build folder outside the source tree
+  endif()
+  string(JOIN " " command ${binary} ${X_ARGS} --kernel-file my_${X_KERNEL})
+
+  # One generation rule per kernel, made once every call has added its command (at the end of the
+  # top-level directory), so the header lists them all.
+  string(MAKE_C_IDENTIFIER "lab_exercise_${X_KERNEL}" target)
+  set_property(GLOBAL APPEND PROPERTY ${target}_COMMANDS "${command}")
+  set_property(GLOBAL APPEND PROPERTY ${target}_LIST_FILES ${CMAKE_CURRENT_LIST_FILE})
+  get_property(scheduled GLOBAL PROPERTY ${target}_SCHEDULED)
+  if(NOT scheduled)
+    set_property(GLOBAL PROPERTY ${target}_SCHEDULED TRUE)
+    # A deferred call reads its arguments when it runs: EVAL puts in their values now.
+    cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${PROJECT_SOURCE_DIR}]]
+                                             CALL _lab_exercise_skeleton [[${X_KERNEL}]] ${target})")
+  endif()
+  add_dependencies(${lab} ${target})
+
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
+    return()
+  endif()
+  # -Werror: a skeleton must build without warnings, and fail by its results (exit 1), not its
+  # build (exit 3).
+  set(run $<TARGET_FILE:${lab}> ${X_ARGS} --reps 1 --build-options -Werror --kernel-file)
+  set(test exercise.${lab}.${name})
+  add_test(NAME ${test}.skeleton_fails
+    COMMAND ${CMAKE_COMMAND} -DEXPECT_CODE=1 "-DEXPECT_REGEX=${X_MATCH}" -P ${LAB_EXPECT_SCRIPT}
+            -- ${run} ${LAB_EXERCISE_DIR}/${X_KERNEL})
+  add_test(NAME ${test}.solution_passes
+    COMMAND ${CMAKE_COMMAND} -DEXPECT_CODE=0 -DEXPECT_REGEX=PASSED -P ${LAB_EXPECT_SCRIPT}
+            -- ${run} ${source})
+  lab_set_test_properties(${test}.skeleton_fails lab)
+  lab_set_test_properties(${test}.solution_passes lab)
+endfunction()
+
+# _lab_exercise_skeleton(KERNEL TARGET): the rule that writes bin/exercises/KERNEL, and TARGET.
+function(_lab_exercise_skeleton kernel target)
+  get_property(commands GLOBAL PROPERTY ${target}_COMMANDS)
+  get_property(list_files GLOBAL PROPERTY ${target}_LIST_FILES)
+  list(REMOVE_DUPLICATES list_files)
+  string(JOIN "|" grade ${commands})
+  set(source ${PROJECT_SOURCE_DIR}/kernels/${kernel})
+  set(skeleton ${LAB_EXERCISE_DIR}/${kernel})
+  add_custom_command(OUTPUT ${skeleton}
+    COMMAND ${CMAKE_COMMAND} -DINPUT=${source} -DOUTPUT=${skeleton} -DSOURCE_NAME=kernels/${kernel}
+            "-DGRADE=${grade}" -P ${LAB_EXERCISE_SCRIPT}
+    # The lab's CMakeLists.txt too: its ARGS are in the header.
+    DEPENDS ${source} ${LAB_EXERCISE_SCRIPT} ${list_files}
+    COMMENT "Generating exercise skeleton bin/exercises/${kernel}"
+    VERBATIM)
+  add_custom_target(${target} DEPENDS ${skeleton})
+endfunction()
+
+# The generator itself: a sample's skeleton is the expected file byte for byte, twice over
+# (deterministic), and each malformed input stops it with the file, line and fault.
+if(BUILD_TESTING AND LAB_BUILD_TESTS)
+  set(_samples ${PROJECT_SOURCE_DIR}/tests/exercises)
+  add_test(NAME exercise.generator.sample
+    COMMAND ${CMAKE_COMMAND} -DSELF_TEST=ON -DINPUT=${_samples}/sample.cl
+            -DSOURCE_NAME=tests/exercises/sample.cl -DEXPECTED=${_samples}/sample_skeleton.cl
+            "-DGRADE=build/bin/sample --kernel-file my_sample.cl|build/bin/sample -n 7 --kernel-file my_sample.cl"
+            -DOUTPUT=${CMAKE_BINARY_DIR}/tests/exercises/sample_skeleton.cl
+            -P ${LAB_EXERCISE_SCRIPT})
+  lab_set_test_properties(exercise.generator.sample lab)
+  # CASE=INPUT=REGEX; the regex stays within the first line CMake prints (it wraps long messages).
+  foreach(case
+      "unterminated=unterminated.cl=unterminated.cl:4: EXERCISE.never_closed. is never closed"
+      "missing_hint=missing_hint.cl=missing_hint.cl:4: EXERCISE.no_hint. has no hint"
+      "stray_end=stray_end.cl=stray_end.cl:6: '// END EXERCISE' without an open EXERCISE"
+      "nested=nested.cl=nested.cl:4: EXERCISE.inner. opens inside EXERCISE.outer."
+      "no_block=sample_skeleton.cl=sample_skeleton.cl: no '// EXERCISE.<id>.: <hint>' block")
+    string(REPLACE "=" ";" case "${case}")
+    list(GET case 0 name)
+    list(GET case 1 input)
+    list(GET case 2 regex)
+    add_test(NAME exercise.generator.${name}
+      COMMAND ${CMAKE_COMMAND} -DEXPECT_CODE=1 "-DEXPECT_REGEX=${regex}" -P ${LAB_EXPECT_SCRIPT}
+              -- ${CMAKE_COMMAND} -DINPUT=${_samples}/${input}
+                 -DSOURCE_NAME=tests/exercises/${input}
+                 -DOUTPUT=${CMAKE_BINARY_DIR}/tests/exercises/${name}.cl -P ${LAB_EXERCISE_SCRIPT})
+    lab_set_test_properties(exercise.generator.${name} lab)
+  endforeach()
+endif()
