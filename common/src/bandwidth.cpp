@@ -26,11 +26,12 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
   const std::pair<const char*, std::uint64_t> kernels[] = {{"vector_copy", 1}, {"vector_copy4", 4}};
   for (const auto& [name, per_item] : kernels) {
     cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(make_kernel(
-        program, {name, {{"", "ulong", "n"}, {"global", "float*", "src"}, {"global", "float*", "dst"}}}));
+        program,
+        {name, {{"", "ulong", "n"}, {"global", "float*", "src"}, {"global", "float*", "dst"}}}));
     const Launch1D shape =
         plan_1d(copy.getKernel(), env.device, (n + per_item - 1) / per_item, local);
-    const Timing timing =
-        time_launches(options, [&] { return copy(shape.args(env.queue), n, src, dst); }, out);
+    const Timing timing = time_launches(
+        options, [&] { return copy(shape.args(env.queue), n, src, dst); }, out);
     HostVector<float> copied(n);
     env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, bytes, copied.data());
     const bool passed =
@@ -40,7 +41,8 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
       best.rate = rate;
       best.why_not_measurable = too_short_to_compare(timing.kernel.median, env.device);
       best.measurable = best.why_not_measurable.empty();
-      if (!best.measurable) best.why_not_measurable = "the copy kernel's " + best.why_not_measurable;
+      if (!best.measurable)
+        best.why_not_measurable = "the copy kernel's " + best.why_not_measurable;
     }
     best.passed = best.passed && passed;
     best.details[name] = {{"rate_gb_s", rate},

@@ -40,19 +40,23 @@ std::size_t round_up_to(std::size_t value, std::size_t multiple) {
 
 GuardLayout guard_layout(const cl::Device& device, std::size_t element, std::size_t count,
                          std::size_t reach) {
+  GuardLayout layout;
+  layout.count = count;
+  // Oclgrind checks every access against the buffer it belongs to: guard zones would hide the
+  // out-of-bounds reads and writes it exists to report.
+  const cl::Platform platform(device.getInfo<CL_DEVICE_PLATFORM>());
+  if (platform.getInfo<CL_PLATFORM_NAME>().find("Oclgrind") != std::string::npos) return layout;
   // Sub-buffer origins must be multiples of the base address alignment (given in bits).
   const std::size_t align =
       std::max<std::size_t>(device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8, element);
-  GuardLayout layout;
-  layout.count = count;
   layout.front = round_up_to(kGuardSlackBytes, align * element) / element;
   layout.back = round_up_to(reach * element + kGuardSlackBytes, align * element) / element;
   return layout;
 }
 
 GuardCheck check_guard_bytes(const unsigned char* front, std::size_t front_count,
-                             const unsigned char* back, std::size_t back_count,
-                             std::size_t count, std::size_t element) {
+                             const unsigned char* back, std::size_t back_count, std::size_t count,
+                             std::size_t element) {
   const auto changed = [element](const unsigned char* bytes) {
     for (std::size_t b = 0; b < element; ++b) {
       if (bytes[b] != kGuardByte) return true;
@@ -88,13 +92,12 @@ std::string describe_guard_writes(const GuardCheck& check, const std::string& na
              " before the start";
   }
   if (check.after > 0) {
-    where += std::string(where.empty() ? "" : " and ") + std::to_string(check.after) +
-             " element" + (check.after == 1 ? "" : "s") + " past the end";
+    where += std::string(where.empty() ? "" : " and ") + std::to_string(check.after) + " element" +
+             (check.after == 1 ? "" : "s") + " past the end";
   }
-  const std::string range =
-      check.first == check.last
-          ? "index " + std::to_string(check.first)
-          : "indices " + std::to_string(check.first) + ".." + std::to_string(check.last);
+  const std::string range = check.first == check.last ? "index " + std::to_string(check.first)
+                                                      : "indices " + std::to_string(check.first) +
+                                                            ".." + std::to_string(check.last);
   return "the kernel wrote " + where + " of " + name + " (" + range + "): " + hint +
          " (reads outside the buffers are not checked here: run the lab under oclgrind to find "
          "them)";

@@ -171,8 +171,7 @@ struct Cli::Parser {
   CLI::App app;
 };
 
-Cli::Cli(std::string name, const std::string& description, int argc, char** argv,
-         LabKind kind)
+Cli::Cli(std::string name, const std::string& description, int argc, char** argv, LabKind kind)
     : name_(std::move(name)),
       argc_(argc),
       argv_(argv),

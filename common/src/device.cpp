@@ -185,14 +185,14 @@ void capture_oclgrind_log(const Env& env) {
 
 }  // namespace
 
-void summarize_oclgrind_log(std::ostream& out) {
-  if (oclgrind_log().empty()) return;
+std::size_t summarize_oclgrind_log(std::ostream& out) {
+  if (oclgrind_log().empty()) return 0;
   std::ifstream in(oclgrind_log());
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   if (lines.empty()) {
     std::remove(oclgrind_log().c_str());
-    return;
+    return 0;
   }
   // A report starts with an unindented line ("Invalid read of size 4 at global memory address
   // 0x..."); its kind is that line up to the address.
@@ -219,7 +219,8 @@ void summarize_oclgrind_log(std::ostream& out) {
   }
   out << "Oclgrind found " << reports << " problem" << (reports == 1 ? "" : "s")
       << ". The first:\n";
-  while (first_end > first_begin && lines[first_end - 1].find_first_not_of(" \t") == std::string::npos) {
+  while (first_end > first_begin &&
+         lines[first_end - 1].find_first_not_of(" \t") == std::string::npos) {
     --first_end;
   }
   for (std::size_t i = first_begin; i < first_end; ++i) out << "  " << lines[i] << "\n";
@@ -227,6 +228,7 @@ void summarize_oclgrind_log(std::ostream& out) {
   for (const auto& [kind, count] : kinds) out << "  " << count << " x " << kind << "\n";
   for (const auto& note : notes) out << "  (" << note << ")\n";
   out << "Oclgrind's full report (" << lines.size() << " lines): " << oclgrind_log() << "\n";
+  return reports;
 }
 
 Env open_device(const Options& options, std::ostream& out) {

@@ -212,12 +212,11 @@ void check_build_options(const std::string& build_options, const Defines& define
     name = name.substr(0, name.find('='));
     for (const auto& define : defines) {
       if (define.name != name) continue;
-      const std::string instead =
-          define.option.empty() ? "the lab derives it from the sizes: leave it out"
-                                : "set it with " + define.option + " instead";
+      const std::string instead = define.option.empty()
+                                      ? "the lab derives it from the sizes: leave it out"
+                                      : "set it with " + define.option + " instead";
       throw UsageError("--build-options \"" + build_options + "\" redefines " + name +
-                       ", which the host also uses to size the launch and the buffers: " +
-                       instead);
+                       ", which the host also uses to size the launch and the buffers: " + instead);
     }
   }
 }
@@ -254,7 +253,7 @@ Program build_program(const Env& env, const Options& options, const std::string&
               << built.program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device) << "\n";
     if (error.err() == CL_INVALID_BUILD_OPTIONS) {
       throw RuntimeError("the OpenCL compiler rejected the build options \"" + flags +
-                       "\": check --build-options");
+                         "\": check --build-options");
     }
     // Some compilers (Oclgrind's) report an option they do not know as a build failure.
     const std::string added = options.build_options.empty()
@@ -285,12 +284,11 @@ cl::Kernel make_kernel(const Program& program, const KernelSignature& signature)
   const std::vector<KernelArg> args = actual_args(kernel, known);
   const std::string expected = ": the lab launches " + signature.text();
   if (args.size() != signature.args.size()) {
-    throw kernel_error(program, "kernel " + signature.name + " in " + program.path + " takes " +
-                                    std::to_string(args.size()) + " arguments" +
-                                    (known ? " (" + signature_text(signature.name, args) + ")"
-                                           : "") +
-                                    ", but the lab passes " +
-                                    std::to_string(signature.args.size()) + expected);
+    throw kernel_error(
+        program, "kernel " + signature.name + " in " + program.path + " takes " +
+                     std::to_string(args.size()) + " arguments" +
+                     (known ? " (" + signature_text(signature.name, args) + ")" : "") +
+                     ", but the lab passes " + std::to_string(signature.args.size()) + expected);
   }
   if (!known) return kernel;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -298,8 +296,7 @@ cl::Kernel make_kernel(const Program& program, const KernelSignature& signature)
     if (args[i].address == want.address && args[i].type == want.type) continue;
     throw kernel_error(program, "argument " + std::to_string(i) + " of kernel " + signature.name +
                                     " in " + program.path + " is \"" + arg_text(args[i]) +
-                                    "\", but the lab passes \"" + arg_text(want) +
-                                    "\"" + expected);
+                                    "\", but the lab passes \"" + arg_text(want) + "\"" + expected);
   }
   return kernel;
 }

@@ -87,12 +87,9 @@ nlohmann::json Report::grading() const {
   for (const auto& file : built_kernel_files()) {
     files.push_back({{"path", file.path}, {"sha256", file.sha256}, {"suite", !file.student}});
   }
-  return {{"passed", all_passed()},
-          {"checked_elements", checked},
-          {"wrong_elements", wrong},
-          {"out_of_bounds_writes", out_of_bounds},
-          {"first_mismatches", first},
-          {"kernel_files", files}};
+  return {{"passed", all_passed()},    {"checked_elements", checked},
+          {"wrong_elements", wrong},   {"out_of_bounds_writes", out_of_bounds},
+          {"first_mismatches", first}, {"kernel_files", files}};
 }
 
 nlohmann::json Report::json() const {
@@ -119,12 +116,8 @@ nlohmann::json Report::json() const {
     if (!r.note.empty()) row["note"] = r.note;
     rows.push_back(row);
   }
-  return {{"lab", lab_},
-          {"device", device_},
-          {"results", rows},
-          {"details", details_},
-          {"grading", grading()},
-          {"passed", all_passed()}};
+  return {{"lab", lab_},         {"device", device_},    {"results", rows},
+          {"details", details_}, {"grading", grading()}, {"passed", all_passed()}};
 }
 
 void Report::print(OutputFormat format, std::ostream& out) const {
@@ -141,8 +134,8 @@ void Report::print(OutputFormat format, std::ostream& out) const {
           << (r.time ? fixed(r.time->min, 9) : "") << ','
           << (r.unit.empty() ? "" : fixed(r.rate, 3)) << ',' << r.unit << ','
           << (r.percent ? fixed(*r.percent, 1) : "") << ',' << csv_field(r.reference) << ','
-          << (r.speedup ? fixed(*r.speedup, 3) : "") << ',' << status(r) << ','
-          << csv_field(r.note) << ',' << csv_field(student_files()) << "\n";
+          << (r.speedup ? fixed(*r.speedup, 3) : "") << ',' << status(r) << ',' << csv_field(r.note)
+          << ',' << csv_field(student_files()) << "\n";
     }
     return;
   }

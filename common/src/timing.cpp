@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ostream>
 #include <numeric>
+#include <ostream>
 #include <stdexcept>
 
 namespace lab {
@@ -46,10 +46,11 @@ Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& lau
     kernel.push_back(std::chrono::duration<double>(times.start_to_end).count());
     if (trace != nullptr) {
       char line[160];
-      std::snprintf(line, sizeof line,
-                    "  launch %d: queued->submit %.1f us, submit->start %.1f us, start->end %.1f us\n",
-                    i + 1, times.queued_to_submit.count() / 1e3, times.submit_to_start.count() / 1e3,
-                    times.start_to_end.count() / 1e3);
+      std::snprintf(
+          line, sizeof line,
+          "  launch %d: queued->submit %.1f us, submit->start %.1f us, start->end %.1f us\n", i + 1,
+          times.queued_to_submit.count() / 1e3, times.submit_to_start.count() / 1e3,
+          times.start_to_end.count() / 1e3);
       *trace << line;
     }
     waiting +=

@@ -110,7 +110,8 @@ void print_device(const json& d, std::ostream& out) {
 
 int main(int argc, char** argv) {
   return lab::run_main(
-      argc, argv, "device_info", "OpenCL platforms, devices and their limits", [](lab::Cli& cli) {
+      argc, argv, "device_info", "OpenCL platforms, devices and their limits",
+      [](lab::Cli& cli) {
         // 1. Options: only the shared ones (-p/-d/--type narrow the listing)
         cli.parse();
         const auto& opt = cli.options();

@@ -78,12 +78,12 @@ int main(int argc, char** argv) {
         // 5. Program and kernel, checked against the arguments the host passes
         const lab::Program program = lab::build_program(env, opt, "vector_add.cl", {}, cli.out());
         const std::string name = s.per_item == 1 ? "vector_add" : "vector_add_per_item";
-        cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(lab::make_kernel(
-            program, {name,
-                      {{"", "ulong", "n"},
-                       {"global", "float*", "a"},
-                       {"global", "float*", "b"},
-                       {"global", "float*", "c"}}}));
+        cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(
+            lab::make_kernel(program, {name,
+                                       {{"", "ulong", "n"},
+                                        {"global", "float*", "a"},
+                                        {"global", "float*", "b"},
+                                        {"global", "float*", "c"}}}));
         const lab::Launch1D shape = lab::plan_1d(add.getKernel(), env.device, items, s.local);
         cli.out() << "n = " << s.n << ", work-items = " << shape.global
                   << (s.local ? ", local = " + std::to_string(s.local)
@@ -148,8 +148,8 @@ int main(int argc, char** argv) {
         row.unit = "GB/s";
         if (copy.measurable) {
           row.percent = 100.0 * add_rate / copy.rate;
-          row.reference = "copy kernel " +
-                          std::to_string(static_cast<long>(std::lround(copy.rate))) + " GB/s";
+          row.reference =
+              "copy kernel " + std::to_string(static_cast<long>(std::lround(copy.rate))) + " GB/s";
         } else {
           row.note = copy.why_not_measurable;
         }

@@ -117,10 +117,9 @@ int main(int argc, char** argv) {
             opt,
             [&] {
               cl::Event event;
-              env.queue.enqueueNDRangeKernel(kernel, lab::to_ndrange(offset),
-                                             lab::to_ndrange(global),
-                                             auto_local ? cl::NullRange : lab::to_ndrange(local),
-                                             nullptr, &event);
+              env.queue.enqueueNDRangeKernel(
+                  kernel, lab::to_ndrange(offset), lab::to_ndrange(global),
+                  auto_local ? cl::NullRange : lab::to_ndrange(local), nullptr, &event);
               return event;
             },
             cli.out());

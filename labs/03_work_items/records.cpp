@@ -70,8 +70,9 @@ lab::CheckResult check_records(const Grid& grid, const lab::HostVector<cl_uint>&
     }
   }
   if (check.mismatches > lab::kMaxMismatchLines) {
-    err << "  ... and " << check.mismatches - lab::kMaxMismatchLines << " more: "
-        << check.mismatches << " of " << check.checked << " work-items wrote a wrong record\n";
+    err << "  ... and " << check.mismatches - lab::kMaxMismatchLines
+        << " more: " << check.mismatches << " of " << check.checked
+        << " work-items wrote a wrong record\n";
   }
   return check;
 }

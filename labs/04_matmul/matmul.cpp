@@ -309,17 +309,18 @@ Reach launch_reach(const std::string& variant, const Dims& d, const Tuning& t) {
     return (r - 1) * width + c - size;
   };
   const std::uint64_t M = d.M, N = d.N, K = d.K;
-  return Reach{past(rows, inner, K, M * K), past(inner, cols, N, K * N), past(rows, cols, N, M * N)};
+  return Reach{past(rows, inner, K, M * K), past(inner, cols, N, K * N),
+               past(rows, cols, N, M * N)};
 }
 
 template <typename T>
 Buffers<T> make_buffers(lab::Env& env, Problem<T>& problem, const Reach& reach) {
   const std::size_t c_size = static_cast<std::size_t>(problem.dims.M) * problem.dims.N;
   return Buffers<T>{
-      lab::GuardedBuffer<T>(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, problem.A.size(),
-                            reach.a, problem.A.data()),
-      lab::GuardedBuffer<T>(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, problem.B.size(),
-                            reach.b, problem.B.data()),
+      lab::GuardedBuffer<T>(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, problem.A.size(), reach.a,
+                            problem.A.data()),
+      lab::GuardedBuffer<T>(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, problem.B.size(), reach.b,
+                            problem.B.data()),
       lab::GuardedBuffer<T>(env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, c_size, reach.c)};
 }
 
@@ -333,8 +334,8 @@ lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::
 }
 
 template <typename T>
-lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
-                        Buffers<T>& buffers, Context& context) {
+lab::Result run_variant(const std::string& variant, const Problem<T>& problem, Buffers<T>& buffers,
+                        Context& context) {
   const Dims& d = problem.dims;
   const Tuning& t = context.tuning;
   lab::Env& env = context.env;
@@ -413,8 +414,8 @@ lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
       reps = 3;
     }
   }
-  const lab::Timing timing = lab::time_launches(
-      warmup, reps, launch, context.options.verbose ? &context.out : nullptr);
+  const lab::Timing timing =
+      lab::time_launches(warmup, reps, launch, context.options.verbose ? &context.out : nullptr);
   lab::CheckResult check;
   {
     const lab::Mapping<T> C = buffers.c.fetch(env.queue);

@@ -114,8 +114,8 @@ struct Context {
 // timed repetitions), and compares every element of C with the reference. Throws UsageError or
 // RuntimeError when the variant cannot run with these sizes and tunables on this device.
 template <typename T>
-lab::Result run_variant(const std::string& variant, const Problem<T>& problem,
-                        Buffers<T>& buffers, Context& context);
+lab::Result run_variant(const std::string& variant, const Problem<T>& problem, Buffers<T>& buffers,
+                        Context& context);
 
 // The sequential host loop (seed 002's "Sequential C"), timed on the host clock and checked like
 // a variant; empty with a note to `out` when it would take too long.

@@ -74,8 +74,9 @@ std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<float>& prob
   const auto call = [&] {
     cl_command_queue queue = env.queue();
     cl_event event = nullptr;
-    const int status = sgemm(kRowMajor, kNoTrans, kNoTrans, d.M, d.N, d.K, 1.0f, buffers.a.buffer()(), 0,
-                             d.K, buffers.b.buffer()(), 0, d.N, 0.0f, buffers.c.buffer()(), 0, d.N, &queue, &event);
+    const int status =
+        sgemm(kRowMajor, kNoTrans, kNoTrans, d.M, d.N, d.K, 1.0f, buffers.a.buffer()(), 0, d.K,
+              buffers.b.buffer()(), 0, d.N, 0.0f, buffers.c.buffer()(), 0, d.N, &queue, &event);
     if (status != 0) {
       throw lab::RuntimeError("CLBlastSgemm failed with status " + std::to_string(status));
     }

@@ -29,8 +29,7 @@ TEST(KernelLookup, OrderIsFileThenDirThenExeThenSource) {
             (std::vector<std::string>{"/d/k.cl", "/exe/kernels/k.cl", "/src/kernels/k.cl"}));
   // A --kernel-dir is the only place the lab's own kernel may come from.
   const lab::KernelLookup dir_only{"", "/d", "/exe/kernels", "/src/kernels"};
-  EXPECT_EQ(lab::kernel_candidates("k.cl", dir_only, true),
-            (std::vector<std::string>{"/d/k.cl"}));
+  EXPECT_EQ(lab::kernel_candidates("k.cl", dir_only, true), (std::vector<std::string>{"/d/k.cl"}));
   const lab::KernelLookup no_dir{"", "", "/exe/kernels/", "/src/kernels"};
   EXPECT_EQ(lab::kernel_candidates("k.cl", no_dir, true),
             (std::vector<std::string>{"/exe/kernels/k.cl", "/src/kernels/k.cl"}));

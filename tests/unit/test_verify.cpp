@@ -81,7 +81,7 @@ TEST(Guards, CountsChangedElementsOnEitherSide) {
   std::vector<unsigned char> front(8 * 4, lab::kGuardByte), back(16 * 4, lab::kGuardByte);
   EXPECT_EQ(lab::check_guard_bytes(front.data(), 8, back.data(), 16, 100, 4).total(), 0u);
   EXPECT_EQ(lab::describe_guard_writes({}, "c", "hint"), "");
-  back[0] = 0;       // element 100, the first past the end
+  back[0] = 0;          // element 100, the first past the end
   back[3 * 4 + 2] = 0;  // element 103
   const lab::GuardCheck after = lab::check_guard_bytes(front.data(), 8, back.data(), 16, 100, 4);
   EXPECT_EQ(after.after, 2u);
@@ -96,9 +96,10 @@ TEST(Guards, CountsChangedElementsOnEitherSide) {
   const lab::GuardCheck both = lab::check_guard_bytes(front.data(), 8, back.data(), 16, 100, 4);
   EXPECT_EQ(both.before, 1u);
   EXPECT_EQ(both.first, -1);
-  EXPECT_NE(lab::describe_guard_writes(both, "c", "h").find(
-                "1 element before the start and 2 elements past the end of c (indices -1..103)"),
-            std::string::npos);
+  EXPECT_NE(
+      lab::describe_guard_writes(both, "c", "h")
+          .find("1 element before the start and 2 elements past the end of c (indices -1..103)"),
+      std::string::npos);
 }
 
 TEST(Verify, MismatchLinesShowTheAllowedError) {

@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <type_traits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -118,8 +118,8 @@ struct GuardCheck {
 };
 // Compares each guard element's bytes with kGuardByte.
 GuardCheck check_guard_bytes(const unsigned char* front, std::size_t front_count,
-                             const unsigned char* back, std::size_t back_count,
-                             std::size_t count, std::size_t element);
+                             const unsigned char* back, std::size_t back_count, std::size_t count,
+                             std::size_t element);
 // "the kernel wrote 32 elements past the end of c (indices 100000..100031): `hint`", or "" when
 // nothing was written outside; says that reads are Oclgrind's to find.
 std::string describe_guard_writes(const GuardCheck& check, const std::string& name,
@@ -166,8 +166,12 @@ class GuardedBuffer {
         env.queue.enqueueWriteBuffer(whole_, CL_TRUE, 0, bytes, storage_.data());
         break;
     }
-    const cl_buffer_region region{layout_.front * sizeof(T), count * sizeof(T)};
-    view_ = whole_.createSubBuffer(0, CL_BUFFER_CREATE_TYPE_REGION, &region);
+    if (layout_.front + layout_.back == 0) {
+      view_ = whole_;  // no guards (Oclgrind checks bounds itself)
+    } else {
+      const cl_buffer_region region{layout_.front * sizeof(T), count * sizeof(T)};
+      view_ = whole_.createSubBuffer(0, CL_BUFFER_CREATE_TYPE_REGION, &region);
+    }
   }
 
   // What the kernel gets.
@@ -213,8 +217,8 @@ class GuardedBuffer {
       queue.enqueueReadBuffer(whole_, CL_TRUE, (layout_.front + layout_.count) * element,
                               back.size(), back.data());
     }
-    return check_guard_bytes(front.data(), layout_.front, back.data(), layout_.back,
-                             layout_.count, element);
+    return check_guard_bytes(front.data(), layout_.front, back.data(), layout_.back, layout_.count,
+                             element);
   }
 
  private:

@@ -52,8 +52,9 @@ struct Env {
 Env open_device(const Options& options, std::ostream& out);
 
 // Prints how many problems Oclgrind reported, the first in full, a count of each kind and the
-// log's path; nothing (and the empty log removed) when it found none or the lab did not run on it.
-void summarize_oclgrind_log(std::ostream& out);
+// log's path, and returns that number; prints nothing (and removes the empty log) when it found
+// none or the lab did not run on Oclgrind.
+std::size_t summarize_oclgrind_log(std::ostream& out);
 
 // "pthread-skylake-avx512" in place of "pthread-skylake-avx512-Intel(R) Xeon(R) Processor": the
 // device name shortened for table columns.
