@@ -242,15 +242,22 @@ Program build_program(const Env& env, const Options& options, const std::string&
   if (options.verbose) out << "Building " << built.path << " with options \"" << flags << "\"\n";
 
   record_kernel_file(built.path, source, built.student);
-  // Oclgrind quotes source lines from the text it was given, so a #line there would shift them.
-  const bool oclgrind = env.platform_name().find("Oclgrind") != std::string::npos;
-  built.program = cl::Program(env.context, (oclgrind ? "" : line_directive(built.path)) + source);
+  // PoCL's compiler takes the file's name from a #line directive. Others either ignore it and
+  // count it as a line (NVIDIA, whose log says "<kernel>:LINE:COL") or quote the given text by
+  // line number (Oclgrind): there the source goes in as it is, and the log's name is replaced.
+  const bool pocl = env.platform_name().find("Portable Computing Language") != std::string::npos;
+  built.program = cl::Program(env.context, (pocl ? line_directive(built.path) : "") + source);
   try {
     built.program.build(std::vector<cl::Device>{env.device}, flags.c_str());
   } catch (const cl::Error& error) {
     if (error.err() != CL_BUILD_PROGRAM_FAILURE && error.err() != CL_INVALID_BUILD_OPTIONS) throw;
+    std::string log = built.program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device);
+    for (std::size_t at = log.find("<kernel>:"); at != std::string::npos;
+         at = log.find("<kernel>:", at + built.path.size())) {
+      log.replace(at, 8, built.path);
+    }
     std::cerr << "Build log for " << built.path << " (options \"" << flags << "\"):\n"
-              << built.program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device) << "\n";
+              << log << "\n";
     if (error.err() == CL_INVALID_BUILD_OPTIONS) {
       throw RuntimeError("the OpenCL compiler rejected the build options \"" + flags +
                          "\": check --build-options");

@@ -66,7 +66,7 @@ Timing time_launches(const Options& options, const std::function<cl::Event()>& l
 
 std::string too_short_to_compare(double seconds, const cl::Device& device) {
   const double tick = device.getInfo<CL_DEVICE_PROFILING_TIMER_RESOLUTION>() * 1e-9;
-  const double shortest = std::max(1000 * tick, 10e-6);
+  const double shortest = std::max(20 * tick, 10e-6);
   if (seconds >= shortest) return "";
   char text[200];
   std::snprintf(text, sizeof text,

@@ -52,8 +52,9 @@ Timing time_launches(const Options& options, const std::function<cl::Event()>& l
                      std::ostream& out);
 
 // Why a median of `seconds` is too short to compare rates with (a percentage of a copy kernel),
-// or "" when it is long enough: at least 1000 ticks of the device's profiling timer and 10 us,
-// below which launch overhead, not the memory system, sets the time.
+// or "" when it is long enough: at least 20 ticks of the device's profiling timer (a 5% rounding
+// error at most; NVIDIA's tick is 1 us) and 10 us, below which launch overhead, not the memory
+// system, sets the time.
 std::string too_short_to_compare(double seconds, const cl::Device& device);
 
 }  // namespace lab
