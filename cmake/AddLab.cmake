@@ -211,15 +211,13 @@ endfunction()
 # [lab] LAB.broken.NAME runs the lab on tests/broken/KERNEL_FILE, a copy of one of its kernels
 # with one planted mistake; the lab must exit with EXIT (default 1) and print what MATCH says.
 function(lab_broken_kernel lab name kernel_file)
-  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
-    return()
-  endif()
   cmake_parse_arguments(PARSE_ARGV 3 X "" "EXIT" "MATCH;ARGS")
-  if(NOT DEFINED X_EXIT)
-    set(X_EXIT 1)
+  set(exit_code 1)
+  if(DEFINED X_EXIT)
+    set(exit_code ${X_EXIT})
   endif()
-  _lab_expect(${lab}.broken.${name} lab ${X_EXIT} "${X_MATCH}" ""
-              $<TARGET_FILE:${lab}> ${X_ARGS} --kernel-file ${LAB_BROKEN_DIR}/${kernel_file})
+  lab_expect(${lab} broken.${name} EXIT ${exit_code} MATCH ${X_MATCH}
+             ARGS ${X_ARGS} --kernel-file ${LAB_BROKEN_DIR}/${kernel_file})
 endfunction()
 
 # lab_error(LAB NAME EXIT code MATCH regex [MATCH regex...] [POCL_ONLY] [ENV VAR=set:VALUE...]

@@ -15,16 +15,7 @@
 #
 # cmake -DSELF_TEST=ON -P expect.cmake checks its byte formatting against lab::format_bytes's table
 # (the same table as unit test FormatBytes.WholeUnitsAndTwoDecimals).
-set(command)
-set(after_separator FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 0 ${last})
-  if(after_separator)
-    list(APPEND command "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(after_separator TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/command_after_separator.cmake)
 
 # format_bytes(OUT BYTES): the text lab::format_bytes gives (whole units, else two decimals).
 function(format_bytes out bytes)

@@ -2,16 +2,7 @@
 #   cmake -DPASSED=false -DWRONG=1 -DOUT_OF_BOUNDS=0 -DKERNEL_FILE=k.cl -P grading.cmake -- LAB ARGS
 # The lab's exit code must agree with "passed" (0 or 1), the counts must be the given ones, and
 # the kernel file must be listed with the SHA-256 CMake computes for it, as not the suite's.
-set(command)
-set(after_separator FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 0 ${last})
-  if(after_separator)
-    list(APPEND command "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(after_separator TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/command_after_separator.cmake)
 
 execute_process(COMMAND ${command} OUTPUT_VARIABLE json ERROR_VARIABLE errors RESULT_VARIABLE code)
 # expect(WHAT GOT WANT): fails the test with both values when they differ.
