@@ -58,8 +58,8 @@ function(lab_exercise lab name)
   if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
     return()
   endif()
-  # -Werror: a skeleton must build without warnings, and fail by its results (exit 1), not its
-  # build (exit 3).
+  # -Werror: a skeleton must build without warnings, and fail by its results (exit 1 with a
+  # mismatch line), not by its build (exit 1 with a build log, which MATCH would not accept).
   set(run $<TARGET_FILE:${lab}> ${X_ARGS} --reps 1 --build-options -Werror --kernel-file)
   set(test exercise.${lab}.${name})
   add_test(NAME ${test}.skeleton_fails

@@ -23,7 +23,7 @@
 # - Each marker is a line of its own; leading blanks are free, the rest is spelled as above. <id>
 #   is letters, digits and '_', unique in the file; the hint must not be empty.
 # - The skeleton keeps every line outside the blocks as it is and replaces each block by one line,
-#   `// TODO (exercise <id>): <hint>` at the indentation of the block's EXERCISE line, followed by
+#   `// YOUR CODE (exercise <id>): <hint>` at the indentation of the block's EXERCISE line, followed by
 #   the block's placeholder lines without their `//| ` (or `//|`): code the skeleton needs to
 #   build without warnings, such as a declaration the rest of the kernel uses. In the suite's
 #   kernel a placeholder is only a comment.
@@ -39,8 +39,8 @@ function(exercise_skeleton out text source_name grade)
   set(header "// Exercise skeleton generated from ${source_name} by\n")
   string(APPEND header
     "// scripts/exercise_skeleton.cmake: the build rewrites it, so work on a copy. Fill in each\n"
-    "// TODO, then grade your copy from the repository root (exit 0 and PASSED: right; exit 1:\n"
-    "// wrong, the mismatch lines say where; exit 3: it did not build, the build log says why):\n")
+    "// YOUR CODE line, then grade your copy from the repository root (exit 0 and PASSED: right; exit 1:\n"
+    "// wrong, the mismatch lines or the build log say where):\n")
   string(REPLACE "|" ";" commands "${grade}")
   if(NOT commands)
     set(commands "the lab with --kernel-file YOUR_COPY, as its handout says")
@@ -108,7 +108,7 @@ function(exercise_skeleton out text source_name grade)
         message(FATAL_ERROR "${source_name}:${open_line}: EXERCISE(${open_id}) has no solution "
                             "lines between its markers")
       endif()
-      string(APPEND result "${open_indent}// TODO (exercise ${open_id}): ${open_hint}\n"
+      string(APPEND result "${open_indent}// YOUR CODE (exercise ${open_id}): ${open_hint}\n"
                            "${placeholders}")
       math(EXPR blocks "${blocks} + 1")
       set(open_line 0)

@@ -44,8 +44,7 @@ GuardLayout guard_layout(const cl::Device& device, std::size_t element, std::siz
   layout.count = count;
   // Oclgrind checks every access against the buffer it belongs to: guard zones would hide the
   // out-of-bounds reads and writes it exists to report.
-  const cl::Platform platform(device.getInfo<CL_DEVICE_PLATFORM>());
-  if (platform.getInfo<CL_PLATFORM_NAME>().find("Oclgrind") != std::string::npos) return layout;
+  if (is_oclgrind(cl::Platform(device.getInfo<CL_DEVICE_PLATFORM>()))) return layout;
   // Sub-buffer origins must be multiples of the base address alignment (given in bits).
   const std::size_t align =
       std::max<std::size_t>(device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8, element);

@@ -173,7 +173,7 @@ std::string& oclgrind_log() {
 // barrier. Its messages go to a log file instead (OCLGRIND_LOG, read when a context is made), and
 // the lab summarises it at the end (summarize_oclgrind_log). A log the user chose is left alone.
 void capture_oclgrind_log(const Env& env) {
-  if (env.platform_name().find("Oclgrind") == std::string::npos) return;
+  if (!is_oclgrind(env.platform)) return;
   if (std::getenv("OCLGRIND_LOG") != nullptr) return;
   char path[] = "/tmp/oclgrind-report-XXXXXX";
   const int fd = ::mkstemp(path);
@@ -184,6 +184,10 @@ void capture_oclgrind_log(const Env& env) {
 }
 
 }  // namespace
+
+bool is_oclgrind(const cl::Platform& platform) {
+  return platform.getInfo<CL_PLATFORM_NAME>().find("Oclgrind") != std::string::npos;
+}
 
 std::size_t summarize_oclgrind_log(std::ostream& out) {
   if (oclgrind_log().empty()) return 0;

@@ -1,7 +1,7 @@
 // Exercise skeleton generated from tests/exercises/sample.cl by
 // scripts/exercise_skeleton.cmake: the build rewrites it, so work on a copy. Fill in each
-// TODO, then grade your copy from the repository root (exit 0 and PASSED: right; exit 1:
-// wrong, the mismatch lines say where; exit 3: it did not build, the build log says why):
+// YOUR CODE line, then grade your copy from the repository root (exit 0 and PASSED: right; exit 1:
+// wrong, the mismatch lines or the build log say where):
 //   build/bin/sample --kernel-file my_sample.cl
 //   build/bin/sample -n 7 --kernel-file my_sample.cl
 
@@ -15,10 +15,10 @@
 
 __kernel void sample(__global const float* a, __global float* b) {
   const int i = get_global_id(0);
-  // TODO (exercise first): copy a[i] to b[i]; see ${NOT_A_VARIABLE}
+  // YOUR CODE (exercise first): copy a[i] to b[i]; see ${NOT_A_VARIABLE}
   float acc = 0;
   for (int k = 0; k < TS; ++k) {
-    // TODO (exercise second_one): add a[i + k] to acc
+    // YOUR CODE (exercise second_one): add a[i + k] to acc
     float unused_in_solution = 0;
     (void)unused_in_solution;
   }

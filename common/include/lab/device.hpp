@@ -51,6 +51,10 @@ struct Env {
 // a temporary log that summarize_oclgrind_log() condenses.
 Env open_device(const Options& options, std::ostream& out);
 
+// Whether `platform` is Oclgrind's simulator, which checks every memory access itself (the labs
+// put no guard zones there and condense its report).
+bool is_oclgrind(const cl::Platform& platform);
+
 // Prints how many problems Oclgrind reported, the first in full, a count of each kind and the
 // log's path, and returns that number; prints nothing (and removes the empty log) when it found
 // none or the lab did not run on Oclgrind.
