@@ -16,10 +16,9 @@
 //   (16 floats for AVX-512) and one work-item per row of the group (TSN = WPTN), so PoCL need not
 //   vectorize across work-items. TSK is then the slice of K the group finishes together.
 // Any M, N, K >= 1: tiles reaching past the matrices load zeros and store nothing.
-// Assumes each work-item copies a whole number of 4-vectors of each slice (the host checks that
-// TSM*TSK and TSK*TSN are multiples of 4 * RTSM * RTSN). When the host knows every size is a
-// multiple of its tile (EXACT=1) the bounds checks compile away and global memory is read and
-// written with whole vectors.
+// The tunables must fit together; the #error checks below stop the build with a sentence when
+// they do not. When the host knows every size is a multiple of its tile (EXACT=1) the bounds
+// checks compile away and global memory is read and written with whole vectors.
 #ifndef REAL
 #define REAL float  // element type: float or int
 #endif
@@ -53,6 +52,28 @@
 #define RTSM (TSM / WPTM)  // work-items along i (local size 1)
 #define RTSN (TSN / WPTN)  // work-items along j (local size 0)
 #define WGS (RTSM * RTSN)  // work-group size
+
+#if WPTM % 4 != 0 || TSK % 4 != 0
+#error "WPTM and TSK must be multiples of 4: A is read and kept as 4-vectors"
+#endif
+#if VWN != 4 && VWN != 8 && VWN != 16
+#error "VWN must be 4, 8 or 16"
+#endif
+#if WPTN % VWN != 0
+#error "WPTN must be a multiple of VWN: each work-item keeps whole vectors of a row of C"
+#endif
+#if TSM % WPTM != 0 || TSN % WPTN != 0
+#error "TSM must be a multiple of WPTM and TSN a multiple of WPTN: whole work-items per block"
+#endif
+#if WPTM * WPTN > 256 || TSK > 256
+#error "WPTM x WPTN must be at most 256 accumulators per work-item and TSK at most 256: no device keeps more in registers, and compilers take minutes to unroll them"
+#endif
+#if STAGE != 0 && STAGE != 1
+#error "STAGE must be 0 (read through the caches) or 1 (stage slices in local memory)"
+#endif
+#if STAGE && ((TSM * TSK) % (4 * WGS) != 0 || (TSK * TSN) % (4 * WGS) != 0)
+#error "each work-item copies whole 4-vectors of every slice: TSM*TSK and TSK*TSN must be multiples of 4 * (TSM/WPTM) * (TSN/WPTN); raise TSK"
+#endif
 #define PAD 4              // keeps As rows 16-byte aligned and spreads their banks
 #define CAT(a, b) a##b
 #define XCAT(a, b) CAT(a, b)

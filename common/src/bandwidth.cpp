@@ -36,18 +36,18 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
     env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, bytes, copied.data());
     const bool passed =
         compare(copied.data(), source.data(), n, Tolerance::exact(), std::cerr, name).passed();
-    const double rate = gigabytes_per_second(8.0 * static_cast<double>(n), timing.kernel.median);
+    const double rate = gigabytes_per_second(8.0 * static_cast<double>(n), timing.time.median);
     if (rate > best.rate) {
       best.rate = rate;
-      best.why_not_measurable = too_short_to_compare(timing.kernel.median, env.device);
+      best.why_not_measurable = too_short_to_compare(timing.time.median, env.device);
       best.measurable = best.why_not_measurable.empty();
       if (!best.measurable)
         best.why_not_measurable = "the copy kernel's " + best.why_not_measurable;
     }
     best.passed = best.passed && passed;
     best.details[name] = {{"rate_gb_s", rate},
-                          {"median_s", timing.kernel.median},
-                          {"min_s", timing.kernel.min},
+                          {"median_s", timing.time.median},
+                          {"min_s", timing.time.min},
                           {"passed", passed}};
   }
   best.details["rate_gb_s"] = best.rate;

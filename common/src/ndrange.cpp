@@ -1,7 +1,10 @@
 // ndrange.cpp: launch-shape checks that explain CL_INVALID_WORK_GROUP_SIZE before it happens.
 #include "lab/ndrange.hpp"
 
+#include "lab/device.hpp"
 #include "lab/error.hpp"
+
+#include <pthread.h>
 
 #include <numeric>
 
@@ -52,12 +55,38 @@ cl::NDRange to_ndrange(const std::vector<std::uint64_t>& dims) {
   }
 }
 
+std::uint64_t cpu_private_budget() {
+  // A new thread gets the process's default stack size (from RLIMIT_STACK, 8 MiB usually, 2 MiB
+  // when that is unlimited), and the rest of the kernel needs room too: half of it.
+  pthread_attr_t defaults;
+  std::size_t stack = 2u << 20;
+  if (::pthread_getattr_default_np(&defaults) == 0) {
+    ::pthread_attr_getstacksize(&defaults, &stack);
+    ::pthread_attr_destroy(&defaults);
+  }
+  return stack / 2;
+}
+
 void check_ndrange(const cl::Kernel& kernel, const cl::Device& device,
                    const std::vector<std::uint64_t>& global,
-                   const std::vector<std::uint64_t>& local) {
+                   const std::vector<std::uint64_t>& local, const LaunchLimits& limits) {
   if (global.empty() || global.size() > 3) {
     throw UsageError("an NDRange has 1, 2 or 3 dimensions, not " + std::to_string(global.size()) +
                      ": give 1 to 3 sizes");
+  }
+  const std::string name = kernel.getInfo<CL_KERNEL_FUNCTION_NAME>();
+  const std::string with = limits.tuning.empty() ? "" : " with " + limits.tuning;
+
+  // Local memory: what the compiled kernel declares plus its __local arguments.
+  const std::uint64_t local_bytes =
+      kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device) + limits.dynamic_local_bytes;
+  const std::uint64_t local_available = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  if (local_bytes > local_available) {
+    throw RuntimeError(name + " needs " + format_bytes(double(local_bytes)) + " of local memory" +
+                       with + " (CL_KERNEL_LOCAL_MEM_SIZE" +
+                       (limits.dynamic_local_bytes ? " plus its __local arguments" : "") +
+                       "), but the device has " + format_bytes(double(local_available)) + ": " +
+                       limits.local_advice);
   }
   if (local.empty()) return;
   if (local.size() != global.size()) {
@@ -68,7 +97,6 @@ void check_ndrange(const cl::Kernel& kernel, const cl::Device& device,
   const auto item_max = device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
   const std::size_t device_max = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   const std::size_t kernel_max = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
-  const std::string name = kernel.getInfo<CL_KERNEL_FUNCTION_NAME>();
 
   for (std::size_t d = 0; d < local.size(); ++d) {
     if (local[d] > item_max[d]) {
@@ -86,7 +114,33 @@ void check_ndrange(const cl::Kernel& kernel, const cl::Device& device,
                        std::to_string(items) + " work-items per group exceeds the maximum of " +
                        std::to_string(kernel_max) + " for kernel " + name +
                        " on this device (CL_KERNEL_WORK_GROUP_SIZE; device maximum " +
-                       std::to_string(device_max) + "): choose a smaller local size");
+                       std::to_string(device_max) + ")" + with + ": " + limits.group_advice);
+  }
+  // A kernel compiled for one work-group shape (reqd_work_group_size) runs only with that shape.
+  const auto required = kernel.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE>(device);
+  if (required[0] != 0) {
+    std::vector<std::uint64_t> padded = local;
+    padded.resize(3, 1);
+    if (!std::equal(padded.begin(), padded.end(), required.begin())) {
+      throw RuntimeError("kernel " + name + " was compiled for work-groups of " +
+                         format_dims({required[0], required[1], required[2]}) +
+                         " (reqd_work_group_size), but the launch uses " + format_dims(local) +
+                         ": the attribute and the host's plan must agree" + with);
+    }
+  }
+  // On a CPU, one host thread runs a whole work-group and its stack holds every private array.
+  // The arrays' size comes from the caller: PoCL reports CL_KERNEL_PRIVATE_MEM_SIZE as 1 KiB for
+  // every kernel, whatever it declares.
+  const bool cpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0;
+  const std::uint64_t per_item = limits.private_bytes;
+  if (cpu && per_item * items > cpu_private_budget()) {
+    throw RuntimeError(
+        name + " keeps " + format_bytes(double(per_item)) + " of private memory per work-item" +
+        (limits.tuning.empty() ? "" : " (" + limits.tuning + ")") + "; a CPU device runs the " +
+        std::to_string(items) +
+        " work-items of a group on one thread whose stack holds them all, and " +
+        format_bytes(double(per_item * items)) + " exceed the " +
+        format_bytes(double(cpu_private_budget())) + " it can spare: " + limits.private_advice);
   }
   for (std::size_t d = 0; d < local.size(); ++d) {
     if (global[d] % local[d] != 0) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <sys/stat.h>
+#include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
@@ -141,6 +142,36 @@ std::vector<KernelArg> actual_args(const cl::Kernel& kernel, bool& known) {
   return args;
 }
 
+// Whether `text` has `name` as a whole word ("TS" is not in "TSK").
+bool mentions(const std::string& text, const std::string& name) {
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const bool starts = at == 0 || !word(text[at - 1]);
+    const bool ends = at + name.size() == text.size() || !word(text[at + name.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+// The sentence of the first #error directive of `source` that the build log quotes, or "".
+std::string failed_guard(const std::string& source, const std::string& log) {
+  std::istringstream lines(source);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto hash = line.find_first_not_of(" \t");
+    if (hash == std::string::npos || line[hash] != '#') continue;
+    const auto word = line.find_first_not_of(" \t", hash + 1);
+    if (word == std::string::npos || line.compare(word, 5, "error") != 0) continue;
+    std::string sentence = line.substr(std::min(line.size(), word + 5));
+    const auto begin = sentence.find_first_not_of(" \t\"");
+    const auto end = sentence.find_last_not_of(" \t\"\r");
+    if (begin == std::string::npos) continue;
+    sentence = sentence.substr(begin, end - begin + 1);
+    if (log.find(sentence) != std::string::npos) return sentence;
+  }
+  return "";
+}
+
 }  // namespace
 
 KernelLookup kernel_lookup(const Options& options) {
@@ -255,6 +286,22 @@ Program build_program(const Env& env, const Options& options, const std::string&
     for (std::size_t at = log.find("<kernel>:"); at != std::string::npos;
          at = log.find("<kernel>:", at + built.path.size())) {
       log.replace(at, 8, built.path);
+    }
+    // A kernel that checks the lab's tunables with #if ... #error "sentence": the sentence, with
+    // the values and the options that set them, is a usage error, and that one line says all the
+    // log would. An #error that names none of them is the kernel's own failure.
+    const std::string guard = failed_guard(source, log);
+    std::string given, options_named;
+    for (const auto& define : defines) {
+      if (guard.empty() || !mentions(guard, define.name)) continue;
+      given += (given.empty() ? "" : " ") + define.name + "=" + define.value;
+      if (!define.option.empty() && options_named.find(define.option) == std::string::npos) {
+        options_named += (options_named.empty() ? "" : " or ") + define.option;
+      }
+    }
+    if (!given.empty()) {
+      throw UsageError(built.path + " refuses " + given + ": " + guard +
+                       (options_named.empty() ? "" : " (set with " + options_named + ")"));
     }
     std::cerr << "Build log for " << built.path << " (options \"" << flags << "\"):\n"
               << log << "\n";

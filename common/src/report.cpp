@@ -52,6 +52,15 @@ std::string rate_text(const Result& result) {
   return fixed(result.rate, result.rate < 10 ? 3 : 1) + " " + result.unit;
 }
 
+// "TS=16 KMAX=1024" from a row's tunables.
+std::string tunables_text(const Result& result) {
+  std::string text;
+  for (const auto& [name, value] : result.tunables) {
+    text += (text.empty() ? "" : " ") + name + "=" + std::to_string(value);
+  }
+  return text;
+}
+
 }  // namespace
 
 bool Report::all_passed() const {
@@ -60,6 +69,15 @@ bool Report::all_passed() const {
 }
 
 int Report::exit_code() const { return all_passed() ? 0 : 1; }
+
+void set_timing(Result& result, const Timing& timing) {
+  result.time = timing.time;
+  result.clock = timing.clock;
+  result.warmup = timing.warmup;
+  if (!timing.note.empty()) {
+    result.note += (result.note.empty() ? "" : "; ") + timing.note;
+  }
+}
 
 void set_check(Result& result, const CheckResult& check) {
   result.checked = check.checked;
@@ -101,7 +119,13 @@ nlohmann::json Report::json() const {
                        {"median", r.time->median},
                        {"max", r.time->max},
                        {"mean", r.time->mean},
-                       {"count", r.time->count}};
+                       {"count", r.time->count},
+                       {"warmup", r.warmup},
+                       {"clock", r.clock.empty() ? "event" : r.clock}};
+    }
+    if (!r.tunables.empty()) {
+      row["tunables"] = nlohmann::json::object();
+      for (const auto& [name, value] : r.tunables) row["tunables"][name] = value;
     }
     if (!r.unit.empty()) {
       row["rate"] = r.rate;
@@ -126,16 +150,17 @@ void Report::print(OutputFormat format, std::ostream& out) const {
     return;
   }
   if (format == OutputFormat::csv) {
-    out << "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,speedup,status,"
-           "note,student_kernels\n";
+    out << "lab,device,variant,size,median_s,min_s,reps,rate,unit,percent,reference,speedup,"
+           "status,note,tunables,student_kernels\n";
     for (const auto& r : results_) {
       out << csv_field(lab_) << ',' << csv_field(device_) << ',' << csv_field(r.variant) << ','
           << csv_field(r.size) << ',' << (r.time ? fixed(r.time->median, 9) : "") << ','
           << (r.time ? fixed(r.time->min, 9) : "") << ','
+          << (r.time ? std::to_string(r.time->count) : "") << ','
           << (r.unit.empty() ? "" : fixed(r.rate, 3)) << ',' << r.unit << ','
           << (r.percent ? fixed(*r.percent, 1) : "") << ',' << csv_field(r.reference) << ','
           << (r.speedup ? fixed(*r.speedup, 3) : "") << ',' << status(r) << ',' << csv_field(r.note)
-          << ',' << csv_field(student_files()) << "\n";
+          << ',' << csv_field(tunables_text(r)) << ',' << csv_field(student_files()) << "\n";
     }
     return;
   }
@@ -155,14 +180,15 @@ void Report::print(OutputFormat format, std::ostream& out) const {
   const bool speedups = std::any_of(results_.begin(), results_.end(),
                                     [](const Result& r) { return r.speedup.has_value(); });
   std::vector<std::vector<std::string>> rows = {
-      {"variant", "size", "median", "min", "rate", "of reference", "status"}};
-  if (speedups) rows.front().insert(rows.front().begin() + 5, "speed-up");
+      {"variant", "size", "median", "min", "runs", "rate", "of reference", "status"}};
+  if (speedups) rows.front().insert(rows.front().begin() + 6, "speed-up");
   for (const auto& r : results_) {
     rows.push_back({r.variant, r.size, r.time ? format_seconds(r.time->median) : "-",
-                    r.time ? format_seconds(r.time->min) : "-", rate_text(r),
+                    r.time ? format_seconds(r.time->min) : "-",
+                    r.time ? std::to_string(r.time->count) : "-", rate_text(r),
                     r.percent ? fixed(*r.percent, 1) + "% of " + r.reference : "-", status(r)});
     if (speedups) {
-      rows.back().insert(rows.back().begin() + 5,
+      rows.back().insert(rows.back().begin() + 6,
                          r.speedup ? fixed(*r.speedup, *r.speedup < 10 ? 2 : 1) + "x" : "-");
     }
   }
@@ -178,6 +204,12 @@ void Report::print(OutputFormat format, std::ostream& out) const {
     }
     out << "\n";
   }
+  std::string tuning;
+  for (const auto& r : results_) {
+    if (!r.tunables.empty())
+      tuning += (tuning.empty() ? "" : "; ") + r.variant + " " + tunables_text(r);
+  }
+  if (!tuning.empty()) out << "  tunables: " << tuning << "\n";
   for (const auto& r : results_) {
     if (!r.note.empty()) out << "  note: " << r.variant << ": " << r.note << "\n";
   }

@@ -34,34 +34,88 @@ Stats summarize(std::vector<double> seconds) {
   return stats;
 }
 
+namespace {
+
+// The loop both clocks share: `run(timed, index)` makes one run and returns its seconds.
+Timing repeat(int warmup, int reps, const std::function<double(bool, int)>& run,
+              double long_run_seconds = kLongRunSeconds) {
+  Timing timing;
+  const int asked = reps;
+  bool long_run = false;
+  const auto seen = [&](double seconds) {
+    if (seconds <= long_run_seconds || long_run) return;
+    long_run = true;
+    if (reps > kLongRunReps) {
+      reps = kLongRunReps;
+      char text[120];
+      std::snprintf(text, sizeof text, "over %g s a run: %d timed runs, not %d", long_run_seconds,
+                    kLongRunReps, asked);
+      timing.note = text;
+    }
+  };
+  for (int i = 0; i < warmup && !long_run; ++i) {
+    seen(run(false, i));
+    ++timing.warmup;
+  }
+  std::vector<double> seconds;
+  for (int i = 0; i < reps; ++i) {
+    seconds.push_back(run(true, i));
+    seen(seconds.back());
+  }
+  timing.time = summarize(seconds);
+  timing.reps = static_cast<int>(seconds.size());
+  return timing;
+}
+
+}  // namespace
+
 Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& launch,
                      std::ostream* trace) {
-  for (int i = 0; i < warmup; ++i) launch().wait();
-  std::vector<double> kernel;
   double waiting = 0;
-  for (int i = 0; i < reps; ++i) {
+  Timing timing = repeat(warmup, reps, [&](bool timed, int index) {
     cl::Event event = launch();
     event.wait();
     const EventTimes times = event_times(event);
-    kernel.push_back(std::chrono::duration<double>(times.start_to_end).count());
-    if (trace != nullptr) {
+    if (timed && trace != nullptr) {
       char line[160];
       std::snprintf(
           line, sizeof line,
-          "  launch %d: queued->submit %.1f us, submit->start %.1f us, start->end %.1f us\n", i + 1,
-          times.queued_to_submit.count() / 1e3, times.submit_to_start.count() / 1e3,
+          "  launch %d: queued->submit %.1f us, submit->start %.1f us, start->end %.1f us\n",
+          index + 1, times.queued_to_submit.count() / 1e3, times.submit_to_start.count() / 1e3,
           times.start_to_end.count() / 1e3);
       *trace << line;
     }
-    waiting +=
-        std::chrono::duration<double>(times.queued_to_submit + times.submit_to_start).count();
-  }
-  return Timing{summarize(kernel), waiting / std::max(reps, 1)};
+    if (timed) {
+      waiting +=
+          std::chrono::duration<double>(times.queued_to_submit + times.submit_to_start).count();
+    }
+    return std::chrono::duration<double>(times.start_to_end).count();
+  });
+  timing.clock = "event";
+  timing.mean_queued_to_start = waiting / std::max(timing.reps, 1);
+  return timing;
 }
 
 Timing time_launches(const Options& options, const std::function<cl::Event()>& launch,
                      std::ostream& out) {
   return time_launches(options.warmup, options.reps, launch, options.verbose ? &out : nullptr);
+}
+
+Timing time_on_host(int warmup, int reps, const std::function<void()>& run, double long_run) {
+  Timing timing = repeat(
+      warmup, reps,
+      [&](bool, int) {
+        const auto start = std::chrono::steady_clock::now();
+        run();
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      },
+      long_run);
+  timing.clock = "host";
+  return timing;
+}
+
+Timing time_on_host(const Options& options, const std::function<void()>& run) {
+  return time_on_host(options.warmup, options.reps, run);
 }
 
 std::string too_short_to_compare(double seconds, const cl::Device& device) {

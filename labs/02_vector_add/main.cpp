@@ -1,5 +1,7 @@
 // vector_add: c = a + b on an OpenCL device, checked element by element against the host and
 // timed against copy kernels, the device's practical memory bandwidth.
+#include "family.hpp"
+
 #include "lab/lab.hpp"
 
 #include <cmath>
@@ -10,8 +12,7 @@ namespace {
 
 struct Settings {
   std::uint64_t n = std::uint64_t{1} << 24;  // elements
-  std::uint64_t local = 0;                   // work-group size, 0: the runtime chooses
-  std::uint64_t per_item = 1;                // elements per work-item
+  std::string variant;                       // "": element, or per_item with --per-item N > 1
   std::string mode = "copy";
   bool no_fetch = false;
   bool skip_finish = false;
@@ -37,11 +38,17 @@ const char* status_name(cl_int status) {
 int main(int argc, char** argv) {
   return lab::run_main(
       argc, argv, "vector_add", "c = a + b on an OpenCL device", [](lab::Cli& cli) {
-        // 1. Options
+        // 1. Options: the table's variants and tunables (--local, --per-item, --tunable)
+        const vector_add::Family& family = vector_add::family();
         Settings s;
         cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
-        cli.add_size("--local", s.local, "Work-group size (default: the runtime chooses)");
-        cli.add_size("--per-item", s.per_item, "Elements each work-item adds (fewer work-items)");
+        std::vector<std::string> choices = family.names();
+        choices.push_back("all");
+        cli.add_choice(
+            "--variant", s.variant,
+            lab::variant_help(family) + " (default: element, or per_item with --per-item)",
+            choices);
+        lab::TunableOptions tunable_options(cli, family.tunables);
         cli.add_choice("--mode", s.mode, "How buffers are made: copy|use|alloc|write",
                        lab::buffer_mode_names());
         cli.add_flag("--no-fetch", s.no_fetch,
@@ -49,9 +56,22 @@ int main(int argc, char** argv) {
         cli.add_flag("--skip-finish", s.skip_finish,
                      "Look at the result before waiting for the kernel (the missing clFinish)");
         cli.parse();
+        tunable_options.check();
         const auto& opt = cli.options();
         const lab::BufferMode mode = lab::parse_buffer_mode(s.mode);
         const bool use_host_result = s.no_fetch || s.skip_finish;  // the host array is the buffer
+        const lab::Tuning tuning = tunable_options.apply(vector_add::default_tuning());
+        const bool per_item_given = tuning.given("PER_ITEM") && tuning["PER_ITEM"] > 1;
+        if (s.variant.empty()) s.variant = per_item_given ? "per_item" : "element";
+        if (s.variant == "element" && per_item_given) {
+          throw lab::UsageError("--per-item " + std::to_string(tuning["PER_ITEM"]) +
+                                " needs --variant per_item: element adds one element per "
+                                "work-item");
+        }
+        std::vector<const vector_add::Variant*> variants;
+        for (const auto& v : family.variants) {
+          if (s.variant == "all" || s.variant == v.name) variants.push_back(&v);
+        }
 
         // 2. Device
         lab::Env env = lab::open_device(opt, cli.out());
@@ -65,105 +85,112 @@ int main(int argc, char** argv) {
         lab::HostVector<float> reference(s.n);
         for (std::uint64_t i = 0; i < s.n; ++i) reference[i] = a[i] + b[i];
 
-        // 4. Buffers, each with guard zones as long as the padded launch overshoots n: a kernel
-        //    that forgets its bounds check writes there, and the check below says so.
-        const std::uint64_t items = (s.n + s.per_item - 1) / s.per_item;
-        const std::uint64_t launched = s.local ? lab::round_up(items, s.local) : items;
-        const std::uint64_t reach = launched * s.per_item - s.n;
+        // 4. Buffers, each with guard zones as long as the furthest a padded launch overshoots n:
+        //    a kernel that forgets its bounds check writes there, and the check below says so.
+        std::uint64_t reach = 0;
+        for (const auto* v : variants) reach = std::max(reach, v->covers(s.n, tuning)[0] - s.n);
         lab::GuardedBuffer<float> a_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, a.data());
         lab::GuardedBuffer<float> b_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, b.data());
         lab::GuardedBuffer<float> c_buf(env, use_host_result ? lab::BufferMode::use : mode,
                                         CL_MEM_WRITE_ONLY, s.n, reach);
 
-        // 5. Program and kernel, checked against the arguments the host passes
-        const lab::Program program = lab::build_program(env, opt, "vector_add.cl", {}, cli.out());
-        const std::string name = s.per_item == 1 ? "vector_add" : "vector_add_per_item";
-        cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(
-            lab::make_kernel(program, {name,
-                                       {{"", "ulong", "n"},
-                                        {"global", "float*", "a"},
-                                        {"global", "float*", "b"},
-                                        {"global", "float*", "c"}}}));
-        const lab::Launch1D shape = lab::plan_1d(add.getKernel(), env.device, items, s.local);
-        cli.out() << "n = " << s.n << ", work-items = " << shape.global
-                  << (s.local ? ", local = " + std::to_string(s.local)
-                              : ", local chosen by the runtime")
-                  << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
-                  << "\n";
+        std::vector<lab::Result> rows;
+        nlohmann::json details = nlohmann::json::object();
+        for (const auto* v : variants) {
+          // 5. Program and kernel, checked against the arguments the host passes and the device
+          const lab::PreparedKernel prepared =
+              lab::prepare_kernel(env, opt, cli.out(), family, *v, s.n, tuning, {},
+                                  vector_add::signature(), sizeof(float));
+          cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(prepared.kernel);
+          const auto& range = prepared.range;
+          cli.out() << v->name << ": n = " << s.n << ", work-items = " << range.global[0]
+                    << (range.local.empty() ? ", local chosen by the runtime"
+                                            : ", local = " + std::to_string(range.local[0]))
+                    << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
+                    << "\n";
 
-        // 6. Run: warm-up, then timed repetitions from profiling events, on a result that
-        //    starts as NaN everywhere
-        c_buf.reset(env.queue);
-        const auto launch = [&] {
-          return add(shape.args(env.queue), s.n, a_buf.buffer(), b_buf.buffer(), c_buf.buffer());
-        };
-        const lab::Timing timing = lab::time_launches(opt, launch, cli.out());
-
-        lab::Report report("vector_add", env.device_name());
-        if (s.skip_finish) {
-          // Reset the result to NaN, launch, and look at the host array before waiting. Reading
-          // memory the device may be writing is exactly the bug the lecture demonstrates.
+          // 6. Run: warm-up, then timed repetitions from profiling events, on a result that
+          //    starts as NaN everywhere
           c_buf.reset(env.queue);
-          const cl::Event event = launch();
-          const cl_int before = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-          std::uint64_t seen = 0;
-          const float* c = c_buf.host();
-          for (std::uint64_t i = 0; i < s.n; ++i) seen += c[i] == reference[i] ? 1 : 0;
-          const cl_int after = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-          cli.out() << "Without waiting: " << seen << " of " << s.n
-                    << " elements of the host array c held a+b (the kernel was "
-                    << status_name(before) << " when the host started looking, "
-                    << status_name(after)
-                    << " when it finished).\nAfter waiting (a map): the check below.\n";
-          report.details()["skip_finish"] = {{"correct_before_wait", seen},
-                                             {"status_when_looking", status_name(before)},
-                                             {"status_after_looking", status_name(after)}};
+          const cl::EnqueueArgs args(
+              env.queue, lab::to_ndrange(range.global),
+              range.local.empty() ? cl::NullRange : lab::to_ndrange(range.local));
+          const auto launch = [&] {
+            return add(args, s.n, a_buf.buffer(), b_buf.buffer(), c_buf.buffer());
+          };
+          const lab::Timing timing = lab::time_launches(opt, launch, cli.out());
+
+          if (s.skip_finish && v == variants.front()) {
+            // Reset the result to NaN, launch, and look at the host array before waiting.
+            // Reading memory the device may be writing is exactly the bug the lecture shows.
+            c_buf.reset(env.queue);
+            const cl::Event event = launch();
+            const cl_int before = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+            std::uint64_t seen = 0;
+            const float* c = c_buf.host();
+            for (std::uint64_t i = 0; i < s.n; ++i) seen += c[i] == reference[i] ? 1 : 0;
+            const cl_int after = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+            cli.out() << "Without waiting: " << seen << " of " << s.n
+                      << " elements of the host array c held a+b (the kernel was "
+                      << status_name(before) << " when the host started looking, "
+                      << status_name(after)
+                      << " when it finished).\nAfter waiting (a map): the check below.\n";
+            details["skip_finish"] = {{"correct_before_wait", seen},
+                                      {"status_when_looking", status_name(before)},
+                                      {"status_after_looking", status_name(after)}};
+          }
+
+          // 7. Verify: every element, exactly (float addition is correctly rounded in OpenCL
+          //    C), and nothing written outside c
+          lab::CheckResult check;
+          {
+            const lab::Mapping<float> result = c_buf.fetch(env.queue);
+            check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(),
+                                 std::cerr, "c");
+          }
+          const lab::GuardCheck guard = c_buf.check_guards(env.queue);
+          const std::string outside = lab::describe_guard_writes(
+              guard, "c", "padding work-items need the bounds check `if (i < n)`");
+          if (!outside.empty()) std::cerr << "vector_add: " << outside << "\n";
+
+          lab::Result row;
+          row.variant = v->name + " mode=" + s.mode + (use_host_result ? " result=use" : "");
+          row.size = "n=" + std::to_string(s.n);
+          lab::set_timing(row, timing);
+          row.rate = lab::gigabytes_per_second(family.work(s.n).bytes, timing.time.median);
+          row.unit = "GB/s";
+          row.tunables = tuning.values(v->tunables);
+          row.out_of_bounds = guard.total();
+          lab::set_check(row, check);
+          rows.push_back(row);
+          details["variants"][v->name] = {
+              {"global", range.global},
+              {"local", range.local.empty() ? 0 : range.local[0]},
+              {"mean_wait_before_start_s", timing.mean_queued_to_start}};
         }
 
-        // 7. Verify: every element, exactly (float addition is correctly rounded in OpenCL C),
-        //    and nothing written outside c
-        lab::CheckResult check;
-        {
-          const lab::Mapping<float> result = c_buf.fetch(env.queue);
-          check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(),
-                               std::cerr, "c");
+        // 8. Report against the yardstick: the faster of a float and a float4 copy kernel over
+        //    plain device buffers. vector_add moves 12 bytes per element (read a and b, write
+        //    c), the copy 8.
+        const lab::CopyBaseline copy = lab::measure_copy(
+            env, opt, s.n, static_cast<std::uint64_t>(tuning["LOCAL"]), cli.out());
+        lab::Report report("vector_add", env.device_name());
+        for (lab::Result& row : rows) {
+          if (copy.measurable) {
+            row.percent = 100.0 * row.rate / copy.rate;
+            row.reference = "copy kernel " +
+                            std::to_string(static_cast<long>(std::lround(copy.rate))) + " GB/s";
+          } else {
+            row.note += (row.note.empty() ? "" : "; ") + copy.why_not_measurable;
+          }
+          row.passed = row.passed && copy.passed;
+          report.add(row);
         }
-        const lab::GuardCheck guard = c_buf.check_guards(env.queue);
-        const std::string outside = lab::describe_guard_writes(
-            guard, "c", "padding work-items need the bounds check `if (i < n)`");
-        if (!outside.empty()) std::cerr << "vector_add: " << outside << "\n";
-
-        // The yardstick: the faster of a float and a float4 copy kernel over plain device buffers.
-        const lab::CopyBaseline copy = lab::measure_copy(env, opt, s.n, s.local, cli.out());
-
-        // 8. Report: vector_add moves 12 bytes per element (read a and b, write c), the copy 8
-        const double add_rate = lab::gigabytes_per_second(12.0 * s.n, timing.kernel.median);
-        lab::Result row;
-        row.variant = "mode=" + s.mode +
-                      (s.per_item > 1 ? " per-item=" + std::to_string(s.per_item) : "") +
-                      (use_host_result ? " result=use" : "");
-        row.size = "n=" + std::to_string(s.n);
-        row.time = timing.kernel;
-        row.rate = add_rate;
-        row.unit = "GB/s";
-        if (copy.measurable) {
-          row.percent = 100.0 * add_rate / copy.rate;
-          row.reference =
-              "copy kernel " + std::to_string(static_cast<long>(std::lround(copy.rate))) + " GB/s";
-        } else {
-          row.note = copy.why_not_measurable;
-        }
-        row.out_of_bounds = guard.total();
-        lab::set_check(row, check);
-        row.passed = row.passed && copy.passed;
-        report.add(row);
+        report.details() = details;
         report.details()["n"] = s.n;
-        report.details()["global"] = shape.global;
-        report.details()["local"] = s.local;
         report.details()["mode"] = s.mode;
         report.details()["tolerance"] = lab::Tolerance::exact().describe();
         report.details()["copy"] = copy.details;
-        report.details()["mean_wait_before_start_s"] = timing.mean_queued_to_start;
         report.print(cli.format(), std::cout);
         return report.exit_code();
       });

@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
         row.variant = std::to_string(grid.dims) + "-D" + (pad ? " padded" : "");
         row.size =
             lab::format_dims(global) + " local " + (auto_local ? "auto" : lab::format_dims(local));
-        row.time = timing.kernel;
+        lab::set_timing(row, timing);
         row.out_of_bounds = guard.total();
         lab::set_check(row, check);
         row.max_abs_error.reset();

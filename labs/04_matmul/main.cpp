@@ -15,16 +15,13 @@ struct Settings {
   std::uint64_t n = 512, m = 0, k = 0, cols = 0;  // -n square; -M -N -K override one dimension
   std::string variant = "all";
   std::string dtype = "float";
-  std::string regtile;              // TSM,TSN,TSK,WPTM,WPTN[,VWN]
-  int local = 0, ts = 0, kmax = 0;  // 0: the default shaped for the device
   double peak = 0;
   bool peers = false;
-  std::string staging;
 };
 
 template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dims,
-        const matmul::Tuning& tuning, const matmul::Peak& peak) {
+        const lab::Tuning& tuning, const matmul::Peak& peak) {
   const auto& opt = cli.options();
   // 3. Host data and the reference (in double, on every host core)
   const auto reference_start = std::chrono::steady_clock::now();
@@ -35,12 +32,13 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
             << "\n";
 
   // 4. Buffers, with guard zones as long as the furthest any variant's padded launch reaches
-  const bool all = s.variant == "all";
-  const std::vector<std::string> variants =
-      all ? matmul::variant_names() : std::vector<std::string>{s.variant};
+  std::vector<const matmul::Variant*> variants;
+  for (const auto& variant : matmul::family().variants) {
+    if (s.variant == "all" || s.variant == variant.name) variants.push_back(&variant);
+  }
   matmul::Reach reach;
-  for (const auto& variant : variants) {
-    const matmul::Reach r = matmul::launch_reach(variant, dims, tuning);
+  for (const auto* variant : variants) {
+    const matmul::Reach r = matmul::launch_reach(*variant, dims, tuning);
     reach = {std::max(reach.a, r.a), std::max(reach.b, r.b), std::max(reach.c, r.c)};
   }
   matmul::Buffers<T> buffers = matmul::make_buffers(env, problem, reach);
@@ -48,17 +46,17 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   // 5-7. Build, run and verify each variant through the one shared path
   matmul::Context context{env, opt, cli.out(), tuning, peak};
   std::vector<lab::Result> rows;
-  for (const auto& variant : variants) {
-    if (variant == matmul::kSequential) {
+  for (const auto* variant : variants) {
+    if (variant->kernel_file.empty()) {
       if (auto row = matmul::run_sequential(problem, cli.out())) rows.push_back(*row);
       continue;
     }
-    const std::string limit = matmul::capacity_problem(variant, dims, tuning);
-    if (all && !limit.empty()) {
+    const std::string limit = variant->fits ? variant->fits(dims, tuning) : "";
+    if (variants.size() > 1 && !limit.empty()) {
       cli.out() << "  (skipped " << limit << ")\n";
       continue;
     }
-    rows.push_back(matmul::run_variant(variant, problem, buffers, context));
+    rows.push_back(matmul::run_variant(*variant, problem, buffers, context));
   }
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {
@@ -87,11 +85,16 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   report.details()["reference_seconds"] = reference_seconds;
   report.details()["peak_gflops"] = peak.gflops;
   report.details()["peak_how"] = peak.how;
-  report.details()["tuning"] = {{"local_2d", tuning.local_2d},
-                                {"local_1d", tuning.local_1d},
-                                {"ts", tuning.ts},
-                                {"kmax", tuning.kmax},
-                                {"regtile", tuning.regtile_text()}};
+  std::vector<std::string> used;
+  for (const auto* variant : variants) {
+    for (const auto& name : variant->tunables) {
+      if (std::find(used.begin(), used.end(), name) == used.end()) used.push_back(name);
+    }
+  }
+  for (const auto& [name, value] : tuning.values(used)) {
+    report.details()["tunables"][name] = value;
+    if (tuning.given(name)) report.details()["tunables_given"].push_back(name);
+  }
   report.print(cli.format(), std::cout);
   cli.out() << "Peak: " << peak.how << "\n";
   return report.exit_code();
@@ -108,32 +111,20 @@ int main(int argc, char** argv) {
         cli.add_size("-M,--rows", s.m, "M: rows of A and C (overrides -n)");
         cli.add_size("-N,--cols", s.cols, "N: columns of B and C (overrides -n)");
         cli.add_size("-K,--inner", s.k, "K: columns of A, rows of B (overrides -n)");
-        std::vector<std::string> choices = matmul::variant_names();
+        std::vector<std::string> choices = matmul::family().names();
         choices.push_back("all");
-        std::string names;
-        for (const auto& name : choices) names += (names.empty() ? "" : "|") + name;
-        cli.add_choice("--variant", s.variant, names, choices);
+        cli.add_choice("--variant", s.variant, lab::variant_help(matmul::family()), choices);
         cli.add_choice("--dtype", s.dtype, "Element type: float or int (exact)", {"float", "int"});
-        // Bounds no device reaches: larger values are usage errors, smaller ones that a device
-        // cannot run are refused before launch with its limit.
-        cli.add_count("--local", s.local, "Work-group size: naive uses LxL, the row variants L", 1,
-                      matmul::kMaxGroupSide);
-        cli.add_count("--ts", s.ts, "tiled: tile side TS (work-group TSxTS)", 1,
-                      matmul::kMaxGroupSide);
-        cli.add_count("--kmax", s.kmax,
-                      "row_private, row_local: capacity of a row of A (default 1024)", 1,
-                      matmul::kMaxDimension);
-        cli.add_text("--regtile", s.regtile,
-                     "regtiled: TSM,TSN,TSK,WPTM,WPTN[,VWN] (default chosen for the device)");
-        cli.add_choice("--staging", s.staging,
-                       "regtiled: stage slices in local memory or read through the caches "
-                       "(default: local on a GPU, cache on a CPU)",
-                       {"local", "cache"});
+        // The tunables' options (--local, --ts, --kmax, --regtile, --staging, --tunable), from the
+        // table. Bounds no device reaches are usage errors; smaller values that a device cannot
+        // run are refused before launch with its limit.
+        lab::TunableOptions tunable_options(cli, matmul::family().tunables);
         cli.add_positive("--peak", s.peak, "FP32 peak in GFLOP/s (default: an estimate)", 1e-3,
                          1e9);
         cli.add_flag("--peers", s.peers,
                      "Also time OpenBLAS (host) and CLBlast (device) SGEMM, when installed");
         cli.parse();
+        tunable_options.check();
         const auto& opt = cli.options();
         const matmul::Dims dims{static_cast<int>(s.m ? s.m : s.n),
                                 static_cast<int>(s.cols ? s.cols : s.n),
@@ -150,7 +141,8 @@ int main(int argc, char** argv) {
         if (!opt.kernel_file.empty() && s.variant == "all") {
           throw lab::UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
         }
-        if (!opt.kernel_file.empty() && s.variant == matmul::kSequential) {
+        if (!opt.kernel_file.empty() && s.variant != "all" &&
+            matmul::family().variant(s.variant).kernel_file.empty()) {
           throw lab::UsageError(
               "--kernel-file replaces a device kernel, and sequential runs on the host: choose "
               "another --variant");
@@ -158,27 +150,12 @@ int main(int argc, char** argv) {
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
-        matmul::Tuning tuning = matmul::default_tuning(env.device);
-        if (s.local) tuning.local_1d = tuning.local_2d = s.local;
-        if (s.ts) tuning.ts = s.ts;
-        if (s.kmax) tuning.kmax = s.kmax;
-        if (!s.regtile.empty()) {
-          const auto v = lab::parse_size_list("--regtile", s.regtile, 1, matmul::kMaxGroupSide);
-          if (v.size() != 5 && v.size() != 6) {
-            throw lab::UsageError("--regtile takes five or six sizes: TSM,TSN,TSK,WPTM,WPTN[,VWN]");
-          }
-          tuning.tsm = int(v[0]), tuning.tsn = int(v[1]), tuning.tsk = int(v[2]);
-          tuning.wptm = int(v[3]), tuning.wptn = int(v[4]);
-          if (v.size() == 6) tuning.vwn = int(v[5]);
-        }
-        if (!s.staging.empty()) tuning.stage = s.staging == "local";
+        const lab::Tuning tuning = tunable_options.apply(matmul::default_tuning(env.device));
         matmul::Peak peak = matmul::estimate_fp32_peak(env.device);
         if (s.peak > 0) peak = {s.peak, "given with --peak"};
         const std::size_t element = 4;  // float and int
         lab::check_memory(env, largest * element, 3, 5, "size");
-        cli.out() << "C = A·B, " << dims.text() << ", " << s.dtype << ", regtile "
-                  << tuning.regtile_text() << ", tiled TS " << tuning.ts << "\n";
-
+        cli.out() << "C = A·B, " << dims.text() << ", " << s.dtype << "\n";
         return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning, peak)
                                 : run<float>(cli, env, s, dims, tuning, peak);
       });

@@ -1,8 +1,6 @@
 // matmul.cpp: variants, tunables, the reference and the shared run/verify path.
 #include "matmul.hpp"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -14,90 +12,182 @@ namespace matmul {
 namespace {
 
 using Sizes = std::vector<std::uint64_t>;
+using lab::Tuning;
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+std::uint64_t at(const Tuning& t, const char* name) { return static_cast<std::uint64_t>(t[name]); }
 
-// The NDRange a variant launches: dimension 0 along j (columns of C), dimension 1 along i.
-struct Shape {
-  Sizes global;
-  Sizes local;
-};
-
-Shape launch_shape(const std::string& variant, const Dims& d, const Tuning& t) {
-  const std::uint64_t M = d.M, N = d.N;
-  if (variant == "naive" || variant == "naive_global") {
-    const std::uint64_t l = t.local_2d;
-    return {{lab::round_up(N, l), lab::round_up(M, l)}, {l, l}};
-  }
-  if (variant == "row" || variant == "row_private" || variant == "row_local") {
-    return {{lab::round_up(M, t.local_1d)}, {static_cast<std::uint64_t>(t.local_1d)}};
-  }
-  if (variant == "tiled") {
-    const std::uint64_t ts = t.ts;
-    return {{lab::round_up(N, ts), lab::round_up(M, ts)}, {ts, ts}};
-  }
-  const std::uint64_t rtsn = t.tsn / t.wptn, rtsm = t.tsm / t.wptm;  // regtiled
-  return {{ceil_div(N, t.tsn) * rtsn, ceil_div(M, t.tsm) * rtsm}, {rtsn, rtsm}};
+// A tunable: its kernel macro, the option that sets it, its meaning, what a tuner tries, and what
+// it makes larger.
+lab::Tunable knob(const char* name, const char* option, const char* meaning,
+                  std::vector<std::int64_t> candidates, unsigned grows, int position = -1) {
+  lab::Tunable t;
+  t.name = name;
+  t.option = option;
+  t.meaning = meaning;
+  t.candidates = std::move(candidates);
+  t.grows = grows;
+  t.position = position;
+  t.max = kMaxGroupSide;
+  return t;
 }
 
-// Bytes of __local memory the variant's kernel declares for these tunables.
-std::uint64_t local_bytes(const std::string& variant, const Tuning& t, std::size_t element) {
-  if (variant == "tiled") return 2ull * t.ts * t.ts * element;
-  if (variant == "row_local") return static_cast<std::uint64_t>(t.kmax) * element;
-  if (variant == "regtiled" && t.stage) return 2ull * t.tsk * (t.tsm + 4 + t.tsn) * element;
-  return 0;
+std::vector<lab::Tunable> tunables() {
+  using lab::kGrowsGroup;
+  using lab::kGrowsLocal;
+  using lab::kGrowsPrivate;
+  auto local_2d = knob("LOCAL_2D", "--local", "Work-group side: naive LxL, the row variants L",
+                       {4, 8, 16, 32}, kGrowsGroup);
+  auto local_1d = knob("LOCAL_1D", "--local", "Work-group side: naive LxL, the row variants L",
+                       {16, 32, 64, 128, 256}, kGrowsGroup);
+  local_2d.define = local_1d.define = false;  // they shape the launch only
+  auto kmax = knob("KMAX", "--kmax", "row_private, row_local: capacity of a row of A (>= K)", {},
+                   kGrowsLocal | kGrowsPrivate);
+  kmax.max = kMaxDimension;
+  auto stage = knob("STAGE", "--staging",
+                    "regtiled: stage slices in local memory or read through the caches", {0, 1},
+                    lab::kGrowsNothing);
+  stage.min = 0;
+  stage.max = 1;
+  stage.labels = {"cache", "local"};
+  return {local_2d,
+          local_1d,
+          knob("TS", "--ts", "tiled: tile side TS (work-group TSxTS)", {4, 8, 16, 32},
+               kGrowsGroup | kGrowsLocal),
+          kmax,
+          knob("TSM", "--regtile", "rows of C per work-group", {32, 64, 128, 256},
+               kGrowsGroup | kGrowsLocal, 0),
+          knob("TSN", "--regtile", "columns of C per work-group", {8, 16, 32, 64, 128},
+               kGrowsGroup | kGrowsLocal, 1),
+          knob("TSK", "--regtile", "width of the slices of K", {4, 8, 16, 32, 64}, kGrowsLocal, 2),
+          knob("WPTM", "--regtile", "rows of C per work-item", {4, 8, 16}, lab::kGrowsNothing, 3),
+          knob("WPTN", "--regtile", "columns of C per work-item", {4, 8, 16, 32},
+               lab::kGrowsNothing, 4),
+          knob("VWN", "--regtile", "vector width along j (4, 8 or 16)", {4, 8, 16},
+               lab::kGrowsNothing, 5),
+          stage};
 }
 
-// Bytes of private memory each work-item's arrays take for these tunables.
-std::uint64_t private_bytes(const std::string& variant, const Tuning& t, std::size_t element) {
-  if (variant == "row_private" || variant == "row_local") {
-    return static_cast<std::uint64_t>(t.kmax) * element;
-  }
-  return 0;
+// The 2-D launches of naive and naive_global: LOCAL_2D x LOCAL_2D groups over C.
+lab::NDRangePlan plan_naive(const Dims& d, const Tuning& t) {
+  const std::uint64_t l = at(t, "LOCAL_2D");
+  return {{lab::round_up(d.N, l), lab::round_up(d.M, l)}, {l, l}};
+}
+Sizes covers_naive(const Dims& d, const Tuning& t) {
+  return {lab::round_up(d.M, at(t, "LOCAL_2D")), lab::round_up(d.N, at(t, "LOCAL_2D")),
+          std::uint64_t(d.K)};
 }
 
-// What a CPU device may keep in private arrays for one work-group. PoCL runs a group's
-// work-items on one host thread, whose stack holds all their private arrays; a new thread gets
-// the process's default stack size (from RLIMIT_STACK, 8 MiB usually, 2 MiB when that is
-// unlimited), and the rest of the kernel needs room too, so half of it.
-std::uint64_t cpu_private_budget() {
-  pthread_attr_t defaults;
-  std::size_t stack = 2u << 20;
-  if (::pthread_getattr_default_np(&defaults) == 0) {
-    ::pthread_attr_getstacksize(&defaults, &stack);
-    ::pthread_attr_destroy(&defaults);
-  }
-  return stack / 2;
+// The row variants: one work-item per row of C, LOCAL_1D per group.
+lab::NDRangePlan plan_rows(const Dims& d, const Tuning& t) {
+  return {{lab::round_up(d.M, at(t, "LOCAL_1D"))}, {at(t, "LOCAL_1D")}};
+}
+Sizes covers_rows(const Dims& d, const Tuning& t) {
+  return {lab::round_up(d.M, at(t, "LOCAL_1D")), std::uint64_t(d.N), std::uint64_t(d.K)};
 }
 
-std::string local_memory_advice(const std::string& variant) {
-  if (variant == "tiled") return "choose a smaller --ts";
-  if (variant == "row_local") return "choose a smaller --kmax (it must still be >= K)";
-  return "choose smaller --regtile block sizes";
-}
-
-// The kernel's -D tunables, each with the option that sets it (--build-options may not override
-// them: the host sizes the launch from the same values).
-lab::Defines kernel_defines(const std::string& variant, const Dims& d, const Tuning& t,
-                            bool is_float) {
-  lab::Defines defs = {{"REAL", is_float ? "float" : "int", "--dtype"}};
-  const auto add = [&defs](const char* name, int value, const char* option) {
-    defs.push_back({name, std::to_string(value), option});
+// row_private and row_local hold a row of K elements in arrays of KMAX.
+std::function<std::string(const Dims&, const Tuning&)> fits_kmax(const char* name,
+                                                                 const char* what) {
+  return [name, what](const Dims& d, const Tuning& t) -> std::string {
+    if (d.K <= t["KMAX"]) return "";
+    return std::string(name) + " keeps " + what + " of KMAX = " + std::to_string(t["KMAX"]) +
+           " elements, but K = " + std::to_string(d.K) + ": pass --kmax " + std::to_string(d.K) +
+           " or more (larger arrays cost private and local memory), or choose another variant";
   };
-  if (variant == "row_private" || variant == "row_local") add("KMAX", t.kmax, "--kmax");
-  if (variant == "tiled") add("TS", t.ts, "--ts");
-  if (variant == "regtiled") {
-    defs.push_back({"REAL4", is_float ? "float4" : "int4", "--dtype"});
-    add("TSM", t.tsm, "--regtile");
-    add("TSN", t.tsn, "--regtile");
-    add("TSK", t.tsk, "--regtile");
-    add("WPTM", t.wptm, "--regtile");
-    add("WPTN", t.wptn, "--regtile");
-    add("VWN", t.vwn, "--regtile");
-    add("STAGE", t.stage, "--staging");
-    add("EXACT", d.M % t.tsm == 0 && d.N % t.tsn == 0 && d.K % t.tsk == 0, "");
+}
+std::uint64_t private_row(const Tuning& t, std::size_t element) { return at(t, "KMAX") * element; }
+
+Variant row(const char* name, const char* summary, std::vector<std::string> tunables) {
+  Variant v;
+  v.name = name;
+  v.summary = summary;
+  v.kernel_file = std::string("matmul_") + name + ".cl";
+  v.kernel_name = std::string("matmul_") + name;
+  v.tunables = std::move(tunables);
+  return v;
+}
+
+Family make_family() {
+  Family f;
+  f.name = "matmul";
+  f.tunables = tunables();
+  f.work = [](const Dims& d) {
+    const double M = d.M, N = d.N, K = d.K;
+    return lab::Work{d.flops(), 4.0 * (M * K + K * N + M * N)};
+  };
+
+  Variant sequential;
+  sequential.name = kSequential;
+  sequential.summary = "the triple loop on one host core";
+  f.variants.push_back(sequential);
+
+  for (const char* name : {"naive_global", "naive"}) {
+    Variant v = row(name,
+                    name == std::string("naive")
+                        ? "an element of C per work-item"
+                        : "an element of C per work-item, accumulating in global C",
+                    {"LOCAL_2D"});
+    v.plan = plan_naive;
+    v.covers = covers_naive;
+    f.variants.push_back(v);
   }
-  return defs;
+  // The row variants: one work-item per row of C; the last two hold a row in arrays of KMAX.
+  // (Room for every row first: the references below stay valid.)
+  f.variants.reserve(8);
+  const auto row_per_item = [&f](const char* name, const char* summary,
+                                 std::vector<std::string> uses) -> Variant& {
+    f.variants.push_back(row(name, summary, std::move(uses)));
+    f.variants.back().plan = plan_rows;
+    f.variants.back().covers = covers_rows;
+    return f.variants.back();
+  };
+  row_per_item("row", "a row of C per work-item", {"LOCAL_1D"});
+  Variant& row_private =
+      row_per_item("row_private", "and the row of A in private memory", {"LOCAL_1D", "KMAX"});
+  row_private.fits = fits_kmax("row_private", "a row of A in a private array");
+  row_private.private_bytes = private_row;
+  Variant& row_local =
+      row_per_item("row_local", "and each column of B in local memory", {"LOCAL_1D", "KMAX"});
+  row_local.fits = fits_kmax("row_local", "a row of A and a column of B in arrays");
+  row_local.private_bytes = private_row;
+  row_local.local_bytes = private_row;  // the column of B: KMAX elements
+
+  Variant tiled = row("tiled", "TSxTS tiles of A and B in local memory", {"TS"});
+  tiled.plan = [](const Dims& d, const Tuning& t) -> lab::NDRangePlan {
+    const std::uint64_t ts = at(t, "TS");
+    return {{lab::round_up(d.N, ts), lab::round_up(d.M, ts)}, {ts, ts}};
+  };
+  tiled.covers = [](const Dims& d, const Tuning& t) -> Sizes {
+    const std::uint64_t ts = at(t, "TS");
+    return {lab::round_up(d.M, ts), lab::round_up(d.N, ts), lab::round_up(d.K, ts)};
+  };
+  tiled.local_bytes = [](const Tuning& t, std::size_t element) {
+    return 2 * at(t, "TS") * at(t, "TS") * element;  // Asub and Bsub
+  };
+  f.variants.push_back(tiled);
+
+  Variant regtiled = row("regtiled", "WPTMxWPTN elements of C per work-item in registers",
+                         {"TSM", "TSN", "TSK", "WPTM", "WPTN", "VWN", "STAGE"});
+  regtiled.plan = [](const Dims& d, const Tuning& t) -> lab::NDRangePlan {
+    const std::uint64_t rtsn = at(t, "TSN") / at(t, "WPTN"), rtsm = at(t, "TSM") / at(t, "WPTM");
+    return {{ceil_div(d.N, at(t, "TSN")) * rtsn, ceil_div(d.M, at(t, "TSM")) * rtsm}, {rtsn, rtsm}};
+  };
+  regtiled.derived = [](const Dims& d, const Tuning& t) -> lab::Defines {
+    const bool exact = d.M % t["TSM"] == 0 && d.N % t["TSN"] == 0 && d.K % t["TSK"] == 0;
+    return {{"EXACT", exact ? "1" : "0", ""}};
+  };
+  regtiled.covers = [](const Dims& d, const Tuning& t) -> Sizes {
+    return {lab::round_up(d.M, at(t, "TSM")), lab::round_up(d.N, at(t, "TSN")),
+            lab::round_up(d.K, at(t, "TSK"))};
+  };
+  regtiled.local_bytes = [](const Tuning& t, std::size_t element) -> std::uint64_t {
+    // As[2][TSK][TSM + PAD] and Bs[2][TSK][TSN], PAD = 4, when STAGE stages the slices.
+    if (t["STAGE"] == 0) return 0;
+    return 2 * at(t, "TSK") * (at(t, "TSM") + 4 + at(t, "TSN")) * element;
+  };
+  f.variants.push_back(regtiled);
+  return f;
 }
 
 // Rows [begin, end) of the reference, blocked so a block of B stays in cache while IB rows use it.
@@ -135,31 +225,51 @@ std::string Dims::text() const {
   return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
 }
 
-std::string Tuning::regtile_text() const {
-  return std::to_string(tsm) + "," + std::to_string(tsn) + "," + std::to_string(tsk) + "," +
-         std::to_string(wptm) + "," + std::to_string(wptn) + "," + std::to_string(vwn);
+const Family& family() {
+  static const Family table = make_family();
+  return table;
+}
+
+lab::Defines element_defines(const std::string& real) {
+  return {{"REAL", real, "--dtype"}, {"REAL4", real + "4", "--dtype"}};
+}
+
+lab::KernelSignature signature(const std::string& real) {
+  return {"",
+          {{"", "int", "M"},
+           {"", "int", "N"},
+           {"", "int", "K"},
+           {"global", real + "*", "A"},
+           {"global", real + "*", "B"},
+           {"global", real + "*", "C"}}};
 }
 
 Tuning default_tuning(const cl::Device& device) {
-  Tuning t;
-  if (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return t;
+  const Tuning t = Tuning().with({{"LOCAL_2D", 16}, {"LOCAL_1D", 64}, {"TS", 16}, {"KMAX", 1024}});
+  const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+  if (gpu) {
+    // A 16x16 work-group computes a 128x128 block of C, 8x8 elements per work-item, with slices
+    // of K 8 wide staged in local memory.
+    return t.with({{"TSM", 128},
+                   {"TSN", 128},
+                   {"TSK", 8},
+                   {"WPTM", 8},
+                   {"WPTN", 8},
+                   {"VWN", 4},
+                   {"STAGE", 1}});
+  }
   // CPU (PoCL): no local staging; groups of 16 work-items stacked along i share a panel of B
-  // through the cache, each computing 8×(2 SIMD vectors) elements in registers.
+  // through the cache, each computing 8×(2 SIMD vectors) elements in registers; slices of K 64
+  // wide are finished by the whole group before the next (cache blocking).
   const int width = static_cast<int>(device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>());
-  t.stage = false;
-  t.vwn = width >= 16 ? 16 : (width >= 8 ? 8 : 4);
-  t.wptm = 8;
-  t.wptn = 2 * t.vwn;
-  t.tsn = t.wptn;
-  t.tsm = 128;  // 16 work-items per group share the panel of B
-  t.tsk = 64;   // slices of K the whole group finishes before the next (cache blocking)
-  return t;
-}
-
-const std::vector<std::string>& variant_names() {
-  static const std::vector<std::string> names = {
-      kSequential, "naive_global", "naive", "row", "row_private", "row_local", "tiled", "regtiled"};
-  return names;
+  const int vwn = width >= 16 ? 16 : (width >= 8 ? 8 : 4);
+  return t.with({{"TSM", 128},
+                 {"TSN", 2 * vwn},
+                 {"TSK", 64},
+                 {"WPTM", 8},
+                 {"WPTN", 2 * vwn},
+                 {"VWN", vwn},
+                 {"STAGE", 0}});
 }
 
 Peak estimate_fp32_peak(const cl::Device& device) {
@@ -238,49 +348,13 @@ Problem<T> make_problem(const Dims& dims, std::uint64_t seed) {
   return p;
 }
 
-std::string capacity_problem(const std::string& variant, const Dims& dims, const Tuning& t) {
-  if ((variant == "row_private" || variant == "row_local") && dims.K > t.kmax) {
-    const char* what = variant == "row_private" ? "a row of A in a private array"
-                                                : "a row of A and a column of B in arrays";
-    return variant + " keeps " + what + " of KMAX = " + std::to_string(t.kmax) +
-           " elements, but K = " + std::to_string(dims.K) + ": pass --kmax " +
-           std::to_string(dims.K) + " or more (larger arrays cost private and local memory), or " +
-           "choose another variant";
-  }
-  if (variant == "regtiled") {
-    if (t.wptm % 4 != 0 || t.tsk % 4 != 0 || t.tsm % t.wptm != 0 || t.tsn % t.wptn != 0 ||
-        (t.vwn != 4 && t.vwn != 8 && t.vwn != 16) || t.wptn % t.vwn != 0) {
-      return "--regtile " + t.regtile_text() +
-             ": WPTM and TSK must be multiples of 4, VWN 4, 8 or 16 and a divisor of WPTN, and "
-             "TSM and TSN multiples of WPTM and WPTN";
-    }
-    // Each work-item keeps WPTM×WPTN accumulators in registers and the compiler unrolls over
-    // them and over TSK: beyond these, no device keeps them in registers and compilers take
-    // minutes.
-    if (std::int64_t{t.wptm} * t.wptn > kMaxRegisterTile || t.tsk > kMaxSlice) {
-      return "--regtile " + t.regtile_text() + ": WPTM x WPTN must be at most " +
-             std::to_string(kMaxRegisterTile) + " elements per work-item and TSK at most " +
-             std::to_string(kMaxSlice);
-    }
-    const std::int64_t group = std::int64_t{t.tsm / t.wptm} * (t.tsn / t.wptn);
-    if ((std::int64_t{t.tsm} * t.tsk) % (4 * group) != 0 ||
-        (std::int64_t{t.tsk} * t.tsn) % (4 * group) != 0) {
-      return "--regtile " + t.regtile_text() + ": each of the " + std::to_string(group) +
-             " work-items must copy a whole number of 4-vectors of each slice, so TSM*TSK and "
-             "TSK*TSN must be multiples of " +
-             std::to_string(4 * group) + ": raise TSK";
-    }
-  }
-  return "";
-}
-
-lab::Result make_result(const std::string& variant, const Dims& dims, const lab::Stats& time,
+lab::Result make_result(const std::string& name, const Dims& dims, const lab::Timing& timing,
                         const lab::CheckResult& check, const Peak& peak) {
   lab::Result row;
-  row.variant = variant;
+  row.variant = name;
   row.size = dims.text();
-  row.time = time;
-  row.rate = lab::gigaflops(dims.flops(), time.median);
+  lab::set_timing(row, timing);
+  row.rate = lab::gigaflops(family().work(dims).flops, timing.time.median);
   row.unit = "GFLOP/s";
   if (peak.gflops > 0) {
     row.percent = 100.0 * row.rate / peak.gflops;
@@ -290,25 +364,17 @@ lab::Result make_result(const std::string& variant, const Dims& dims, const lab:
   return row;
 }
 
-Reach launch_reach(const std::string& variant, const Dims& d, const Tuning& t) {
+Reach launch_reach(const Variant& variant, const Dims& d, const Tuning& t) {
   // Rows, columns and K the launch covers: the sizes rounded up to whole work-groups or tiles.
-  std::uint64_t rows = d.M, cols = d.N, inner = d.K;
-  if (variant == "naive" || variant == "naive_global") {
-    rows = lab::round_up(d.M, t.local_2d), cols = lab::round_up(d.N, t.local_2d);
-  } else if (variant == "row" || variant == "row_private" || variant == "row_local") {
-    rows = lab::round_up(d.M, t.local_1d);
-  } else if (variant == "tiled") {
-    rows = lab::round_up(d.M, t.ts), cols = lab::round_up(d.N, t.ts);
-    inner = lab::round_up(d.K, t.ts);
-  } else if (variant == "regtiled") {
-    rows = lab::round_up(d.M, t.tsm), cols = lab::round_up(d.N, t.tsn);
-    inner = lab::round_up(d.K, t.tsk);
-  }
+  const Sizes covered = variant.covers ? variant.covers(d, t) : Sizes{};
+  const std::uint64_t M = d.M, N = d.N, K = d.K;
+  const std::uint64_t rows = covered.empty() ? M : covered[0];
+  const std::uint64_t cols = covered.empty() ? N : covered[1];
+  const std::uint64_t inner = covered.empty() ? K : covered[2];
   // The last element a kernel without bounds checks touches, row-major, minus the matrix's size.
   const auto past = [](std::uint64_t r, std::uint64_t c, std::uint64_t width, std::uint64_t size) {
     return (r - 1) * width + c - size;
   };
-  const std::uint64_t M = d.M, N = d.N, K = d.K;
   return Reach{past(rows, inner, K, M * K), past(inner, cols, N, K * N),
                past(rows, cols, N, M * N)};
 }
@@ -334,103 +400,42 @@ lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::
 }
 
 template <typename T>
-lab::Result run_variant(const std::string& variant, const Problem<T>& problem, Buffers<T>& buffers,
+lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffers<T>& buffers,
                         Context& context) {
   const Dims& d = problem.dims;
-  const Tuning& t = context.tuning;
   lab::Env& env = context.env;
-  const std::string limit = capacity_problem(variant, d, t);
-  if (!limit.empty()) throw lab::UsageError(limit);
-
-  // The tunables decide the work-group, local memory and private arrays: check them before
-  // building, so a device limit is a sentence, not a crash.
-  const Shape shape = launch_shape(variant, d, t);
-  const std::uint64_t group =
-      shape.local.size() == 2 ? shape.local[0] * shape.local[1] : shape.local[0];
-  const std::uint64_t device_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-  if (group > device_max) {
-    throw lab::RuntimeError("matmul_" + variant + " would use work-groups of " +
-                            lab::format_dims(shape.local) + " = " + std::to_string(group) +
-                            " work-items, more than the device's maximum of " +
-                            std::to_string(device_max) + ": choose smaller tile or local sizes");
-  }
-  const std::uint64_t needed = local_bytes(variant, t, sizeof(T));
-  const std::uint64_t available = env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-  if (needed > available) {
-    throw lab::RuntimeError("matmul_" + variant + " needs " + lab::format_bytes(double(needed)) +
-                            " of local memory with these tunables, but the device has " +
-                            lab::format_bytes(double(available)) + ": " +
-                            local_memory_advice(variant));
-  }
-  const bool is_cpu = (env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0;
-  const std::uint64_t per_item = private_bytes(variant, t, sizeof(T));
-  if (is_cpu && per_item * group > cpu_private_budget()) {
-    throw lab::RuntimeError(
-        "matmul_" + variant + " keeps " + lab::format_bytes(double(per_item)) +
-        " of private memory per work-item (KMAX = " + std::to_string(t.kmax) +
-        "); a CPU device runs the " + std::to_string(group) +
-        " work-items of a group on one thread whose stack holds them all, and " +
-        lab::format_bytes(double(per_item * group)) + " exceed the " +
-        lab::format_bytes(double(cpu_private_budget())) +
-        " it can spare: choose a smaller --local or --kmax");
-  }
-
   const bool is_float = std::is_floating_point_v<T>;
-  const lab::Program program =
-      lab::build_program(env, context.options, "matmul_" + variant + ".cl",
-                         kernel_defines(variant, d, t, is_float), context.out);
   const std::string real = is_float ? "float" : "int";
+  const lab::PreparedKernel prepared =
+      lab::prepare_kernel(env, context.options, context.out, family(), variant, d, context.tuning,
+                          element_defines(real), signature(real), sizeof(T));
   cl::KernelFunctor<cl_int, cl_int, cl_int, cl::Buffer, cl::Buffer, cl::Buffer> kernel(
-      lab::make_kernel(program, {"matmul_" + variant,
-                                 {{"", "int", "M"},
-                                  {"", "int", "N"},
-                                  {"", "int", "K"},
-                                  {"global", real + "*", "A"},
-                                  {"global", real + "*", "B"},
-                                  {"global", real + "*", "C"}}}));
-  lab::check_ndrange(kernel.getKernel(), env.device, shape.global, shape.local);
+      prepared.kernel);
 
   // C starts as the sentinel (NaN, or 0x5A5A5A5A for int) with intact guards, so an element this
   // variant leaves unwritten fails even when an earlier variant wrote it right.
   buffers.c.reset(env.queue);
+  const cl::EnqueueArgs args(env.queue, lab::to_ndrange(prepared.range.global),
+                             lab::to_ndrange(prepared.range.local));
   const auto launch = [&] {
-    return kernel(
-        cl::EnqueueArgs(env.queue, lab::to_ndrange(shape.global), lab::to_ndrange(shape.local)),
-        d.M, d.N, d.K, buffers.a.buffer(), buffers.b.buffer(), buffers.c.buffer());
+    return kernel(args, d.M, d.N, d.K, buffers.a.buffer(), buffers.b.buffer(), buffers.c.buffer());
   };
-
-  // One launch first; a variant that takes seconds gets fewer repetitions.
-  int warmup = context.options.warmup;
-  int reps = context.options.reps;
-  std::string note;
-  if (warmup > 0) {
-    cl::Event first = launch();
-    first.wait();
-    --warmup;
-    if (std::chrono::duration<double>(lab::event_times(first).start_to_end).count() > 1.0 &&
-        reps > 3) {
-      warmup = 0;
-      note = "over a second a launch: 3 timed runs, not " + std::to_string(reps);
-      reps = 3;
-    }
-  }
-  const lab::Timing timing =
-      lab::time_launches(warmup, reps, launch, context.options.verbose ? &context.out : nullptr);
+  const lab::Timing timing = lab::time_launches(context.options, launch, context.out);
   lab::CheckResult check;
   {
     const lab::Mapping<T> C = buffers.c.fetch(env.queue);
-    check = check_result(C.data(), problem, "C (" + variant + ")");
+    check = check_result(C.data(), problem, "C (" + variant.name + ")");
   }
   const lab::GuardCheck guard = buffers.c.check_guards(env.queue);
   const std::string outside = lab::describe_guard_writes(
-      guard, "C (" + variant + ")",
+      guard, "C (" + variant.name + ")",
       "the launch is padded to whole work-groups or tiles, and work-items outside C need the "
       "bounds check on i and j");
   if (!outside.empty()) std::cerr << "matmul: " << outside << "\n";
-  lab::Result row = make_result(variant, d, timing.kernel, check, is_float ? context.peak : Peak{});
+  lab::Result row = make_result(variant.name, d, timing, check, is_float ? context.peak : Peak{});
+  row.tunables = context.tuning.values(variant.tunables);
   row.out_of_bounds = guard.total();
   row.passed = row.passed && guard.total() == 0;
-  row.note = note;
   return row;
 }
 
@@ -445,23 +450,22 @@ std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostrea
     return std::nullopt;
   }
   lab::HostVector<T> C(static_cast<std::size_t>(d.M) * d.N);
-  const auto start = std::chrono::steady_clock::now();
   // The lecture's triple loop, as written: C(i,j) accumulated in memory, k innermost.
-  for (int i = 0; i < d.M; ++i) {
-    for (int j = 0; j < d.N; ++j) {
-      T& c = C[static_cast<std::size_t>(i) * d.N + j];
-      c = 0;
-      for (int k = 0; k < d.K; ++k) {
-        c += problem.A[static_cast<std::size_t>(i) * d.K + k] *
-             problem.B[static_cast<std::size_t>(k) * d.N + j];
+  const auto loop = [&] {
+    for (int i = 0; i < d.M; ++i) {
+      for (int j = 0; j < d.N; ++j) {
+        T& c = C[static_cast<std::size_t>(i) * d.N + j];
+        c = 0;
+        for (int k = 0; k < d.K; ++k) {
+          c += problem.A[static_cast<std::size_t>(i) * d.K + k] *
+               problem.B[static_cast<std::size_t>(k) * d.N + j];
+        }
       }
     }
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  lab::Stats time = lab::summarize({seconds});
+  };
+  const lab::Timing timing = lab::time_on_host(0, 1, loop);
   const lab::CheckResult check = check_result(C.data(), problem, "C (sequential)");
-  lab::Result row = make_result("sequential (host)", d, time, check, Peak{});
+  lab::Result row = make_result("sequential (host)", d, timing, check, Peak{});
   row.note = "the host loop, one core, timed once on the host clock";
   return row;
 }
@@ -473,10 +477,9 @@ template Buffers<int> make_buffers<int>(lab::Env&, Problem<int>&, const Reach&);
 template lab::CheckResult check_result<float>(const float*, const Problem<float>&,
                                               const std::string&);
 template lab::CheckResult check_result<int>(const int*, const Problem<int>&, const std::string&);
-template lab::Result run_variant<float>(const std::string&, const Problem<float>&, Buffers<float>&,
+template lab::Result run_variant<float>(const Variant&, const Problem<float>&, Buffers<float>&,
                                         Context&);
-template lab::Result run_variant<int>(const std::string&, const Problem<int>&, Buffers<int>&,
-                                      Context&);
+template lab::Result run_variant<int>(const Variant&, const Problem<int>&, Buffers<int>&, Context&);
 template std::optional<lab::Result> run_sequential<float>(const Problem<float>&, std::ostream&);
 template std::optional<lab::Result> run_sequential<int>(const Problem<int>&, std::ostream&);
 

@@ -15,9 +15,6 @@ namespace matmul {
 // kernels index with int, so no dimension (or KMAX) goes above kMaxDimension.
 constexpr int kMaxGroupSide = 65536;
 constexpr int kMaxDimension = 1 << 30;
-// regtiled: the largest register tile (WPTM×WPTN elements per work-item) and K slice (TSK).
-constexpr int kMaxRegisterTile = 256;
-constexpr int kMaxSlice = 256;
 
 // C (M×N) = A (M×K) · B (K×N), row-major.
 struct Dims {
@@ -28,31 +25,27 @@ struct Dims {
   std::string text() const;  // "M=64 N=64 K=64" or "N=1024" when square
 };
 
-// The host constants the kernels' -D tunables and the NDRanges both come from.
-struct Tuning {
-  int local_2d = 16;  // naive: local_2d × local_2d work-groups
-  int local_1d = 64;  // row, row_private, row_local: work-group size
-  int ts = 16;        // tiled: tile side, work-group TS×TS
-  int kmax = 1024;    // row_private, row_local: capacity of a row of A / a column of B
-  int tsm = 128;      // regtiled: block of C per work-group (TSM×TSN), slice width TSK,
-  int tsn = 128;      //           WPTM×WPTN elements per work-item
-  int tsk = 8;
-  int wptm = 8;
-  int wptn = 8;
-  int vwn = 4;        // regtiled: vector width along j (4, 8 or 16)
-  bool stage = true;  // regtiled: stage slices in local memory (GPU) or read through caches (CPU)
-  std::string regtile_text() const;  // "128,128,8,8,8,4"
-};
+// The ladder as a table (lab::Family): each row names its kernel, plans its NDRange and lists
+// the tunables it uses, by the kernel's macro names:
+//   LOCAL_2D (naive: LOCAL_2D x LOCAL_2D work-groups) and LOCAL_1D (the row variants), both --local
+//   TS (tiled: tile side, --ts), KMAX (row_private, row_local: capacity of a row, --kmax)
+//   TSM, TSN, TSK, WPTM, WPTN, VWN (regtiled, --regtile) and STAGE (regtiled, --staging)
+// The rows, in order: "sequential" (the host loop), "naive_global", "naive", "row",
+// "row_private", "row_local", "tiled", "regtiled".
+using Family = lab::Family<Dims>;
+using Variant = lab::Variant<Dims>;
+const Family& family();
+constexpr const char* kSequential = "sequential";
+
+// What every variant's kernel is built with and takes, for an element type ("float", "int"):
+// -DREAL and -DREAL4, and (int M, int N, int K, global REAL* A, B, C); the name is the row's.
+lab::Defines element_defines(const std::string& real);
+lab::KernelSignature signature(const std::string& real);
 
 // Tunables shaped for the device: on a GPU, large register tiles and a 256-work-item group fill
 // its many lanes; on a CPU, PoCL runs a group's work-items in loops on one core, and smaller
 // blocks that stay in its caches win (see the handout).
-Tuning default_tuning(const cl::Device& device);
-
-// The ladder, in order: "sequential" (the host loop), "naive_global", "naive", "row",
-// "row_private", "row_local", "tiled", "regtiled". All but the first run on the device.
-const std::vector<std::string>& variant_names();
-constexpr const char* kSequential = "sequential";
+lab::Tuning default_tuning(const cl::Device& device);
 
 // The device's FP32 peak from its compute units and clock, and how it was estimated.
 struct Peak {
@@ -84,7 +77,7 @@ struct Reach {
   std::uint64_t b = 0;
   std::uint64_t c = 0;
 };
-Reach launch_reach(const std::string& variant, const Dims& dims, const Tuning& tuning);
+Reach launch_reach(const Variant& variant, const Dims& dims, const lab::Tuning& tuning);
 
 // The problem on the device: A and B copied once, C written by every variant in turn, each with
 // guard zones (lab::GuardedBuffer) as long as `reach`.
@@ -106,27 +99,25 @@ struct Context {
   lab::Env& env;
   const lab::Options& options;
   std::ostream& out;
-  Tuning tuning;
+  lab::Tuning tuning;
   Peak peak;
 };
 
-// Checks the variant's limits, builds its kernel with the tunables as -D, launches it (warm-up,
-// timed repetitions), and compares every element of C with the reference. Throws UsageError or
-// RuntimeError when the variant cannot run with these sizes and tunables on this device.
+// Builds the variant's kernel with its tunables as -D and checks the launch against the device
+// (lab::prepare_kernel), launches it (warm-up, timed repetitions) and compares every element of C
+// with the reference. Throws UsageError or RuntimeError when the variant cannot run with these
+// sizes and tunables on this device.
 template <typename T>
-lab::Result run_variant(const std::string& variant, const Problem<T>& problem, Buffers<T>& buffers,
+lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffers<T>& buffers,
                         Context& context);
 
-// The sequential host loop (seed 002's "Sequential C"), timed on the host clock and checked like
-// a variant; empty with a note to `out` when it would take too long.
+// The sequential host loop (seed 002's "Sequential C"), timed once on the host clock and checked
+// like a variant; empty with a note to `out` when it would take too long.
 template <typename T>
 std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostream& out);
 
-// Whether `variant` can run K with these tunables; otherwise the sentence saying what to change.
-std::string capacity_problem(const std::string& variant, const Dims& dims, const Tuning& tuning);
-
-// Fills a result's rate, percent of peak and status from a time and a check.
-lab::Result make_result(const std::string& variant, const Dims& dims, const lab::Stats& time,
+// Fills a result's rate (from the family's work model), percent of peak, timing and status.
+lab::Result make_result(const std::string& name, const Dims& dims, const lab::Timing& timing,
                         const lab::CheckResult& check, const Peak& peak);
 
 }  // namespace matmul

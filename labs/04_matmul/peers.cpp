@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 
-#include <chrono>
 #include <iostream>
 
 namespace matmul {
@@ -30,20 +29,6 @@ void* load_symbol(const char* library, const char* symbol, std::ostream& out) {
   return function;
 }
 
-// Warm-up calls, then timed ones on the host's steady clock.
-template <typename Call>
-lab::Stats time_on_host(const lab::Options& options, Call&& call) {
-  for (int i = 0; i < options.warmup; ++i) call();
-  std::vector<double> seconds;
-  for (int i = 0; i < options.reps; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    call();
-    seconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return lab::summarize(seconds);
-}
-
 }  // namespace
 
 std::optional<lab::Result> run_openblas(const Problem<float>& problem, const lab::Options& options,
@@ -57,7 +42,7 @@ std::optional<lab::Result> run_openblas(const Problem<float>& problem, const lab
     sgemm(kRowMajor, kNoTrans, kNoTrans, d.M, d.N, d.K, 1.0f, problem.A.data(), d.K,
           problem.B.data(), d.N, 0.0f, C.data(), d.N);
   };
-  const lab::Stats time = time_on_host(options, call);
+  const lab::Timing time = lab::time_on_host(options, call);
   const lab::CheckResult check = check_result(C.data(), problem, "C (OpenBLAS)");
   return make_result("OpenBLAS sgemm (host CPU)", d, time, check, Peak{});
 }
@@ -84,7 +69,7 @@ std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<float>& prob
     if (event != nullptr) ::clReleaseEvent(event);
   };
   buffers.c.reset(env.queue);
-  const lab::Stats time = time_on_host(options, call);
+  const lab::Timing time = lab::time_on_host(options, call);
   lab::HostVector<float> C(static_cast<std::size_t>(d.M) * d.N);
   env.queue.enqueueReadBuffer(buffers.c.buffer(), CL_TRUE, 0, C.size() * sizeof(float), C.data());
   const lab::CheckResult check = check_result(C.data(), problem, "C (CLBlast)");

@@ -2,22 +2,15 @@
 #include "lab/cli.hpp"
 #include "lab/error.hpp"
 
+#include "support.hpp"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
 namespace {
 
-// argv for a Cli: a vector of strings that outlives the parse.
-struct Args {
-  explicit Args(std::vector<std::string> words) : storage(std::move(words)) {
-    for (auto& w : storage) pointers.push_back(w.data());
-  }
-  int argc() { return static_cast<int>(pointers.size()); }
-  char** argv() { return pointers.data(); }
-  std::vector<std::string> storage;
-  std::vector<char*> pointers;
-};
+using test::Args;
 
 // The sentence a parse throws (and that it is a usage error, exit 2), or "accepted".
 template <typename Parse>

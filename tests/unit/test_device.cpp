@@ -3,6 +3,8 @@
 #include "lab/error.hpp"
 #include "lab/ndrange.hpp"
 
+#include "support.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,13 +13,7 @@
 
 namespace {
 
-// The options a lab run by CTest starts from: the platform the suite pins (LAB_PLATFORM), so the
-// tests use PoCL even where another platform, a GPU say, comes first.
-lab::Options suite_options() {
-  lab::Options options;
-  if (const char* platform = std::getenv("LAB_PLATFORM")) options.platform = platform;
-  return options;
-}
+using test::suite_options;
 
 std::string usage_message(const lab::Options& options) {
   try {
@@ -107,6 +103,76 @@ TEST(LaunchCheck, ExplainsWorkGroupProblemsWithNumbers) {
   EXPECT_EQ(launch_message({4, 4, 4, 4}, {}).rfind("2 ", 0), 0u);
   EXPECT_NE(launch_message({8, 8}, {4}).find("one local size per global dimension"),
             std::string::npos);
+}
+
+// check_ndrange on a kernel built from `source` with `flags`: "ok", or the exit code and sentence.
+std::string compiled_launch_message(const std::string& source, const std::string& flags,
+                                    const std::vector<std::uint64_t>& local,
+                                    const lab::LaunchLimits& limits) {
+  std::ostringstream out;
+  const lab::Env env = lab::open_device(suite_options(), out);
+  cl::Program program(env.context, source);
+  try {
+    program.build(std::vector<cl::Device>{env.device}, flags.c_str());
+  } catch (const cl::Error&) {
+    return "build failed";
+  }
+  const cl::Kernel kernel(program, "k");
+  try {
+    lab::check_ndrange(kernel, env.device, local, local, limits);
+  } catch (const lab::Error& e) {
+    return std::to_string(e.exit_code()) + " " + e.what();
+  }
+  return "ok";
+}
+
+// Limits read from the compiled kernel: its __local arrays (plus __local arguments) against the
+// device's local memory, its reqd_work_group_size against the launch, and on a CPU the group's
+// private arrays against a thread's stack, each sentence ending with the caller's advice.
+TEST(LaunchCheck, UsesTheCompiledKernelsLimits) {
+  std::ostringstream out;
+  const cl::Device device = lab::open_device(suite_options(), out).device;
+  const std::uint64_t local_mem = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  const std::string tile =
+      "__kernel void k(__global float* x) { __local float t[N]; t[get_local_id(0)] = 1;"
+      " barrier(CLK_LOCAL_MEM_FENCE); x[get_global_id(0)] = t[0]; }";
+  lab::LaunchLimits limits;
+  limits.local_advice = "choose a smaller N (--n)";
+  limits.tuning = "N=" + std::to_string(local_mem);
+  const std::string too_much =
+      compiled_launch_message(tile, "-DN=" + std::to_string(local_mem), {4}, limits);
+  if (too_much != "build failed") {  // NVIDIA's compiler refuses it instead
+    EXPECT_EQ(too_much.rfind("3 k needs ", 0), 0u) << too_much;
+    EXPECT_NE(too_much.find("(CL_KERNEL_LOCAL_MEM_SIZE), but the device has " +
+                            lab::format_bytes(double(local_mem)) + ": choose a smaller N (--n)"),
+              std::string::npos)
+        << too_much;
+  }
+  EXPECT_EQ(compiled_launch_message(tile, "-DN=16", {4}, limits), "ok");
+  limits.dynamic_local_bytes = local_mem;
+  EXPECT_NE(compiled_launch_message(tile, "-DN=16", {4}, limits).find("plus its __local arguments"),
+            std::string::npos);
+
+  const std::string fixed =
+      "__kernel __attribute__((reqd_work_group_size(8, 1, 1))) void k(__global float* x) {"
+      " x[get_global_id(0)] = 1; }";
+  EXPECT_EQ(compiled_launch_message(fixed, "", {8}, {}), "ok");
+  EXPECT_NE(
+      compiled_launch_message(fixed, "", {4}, {})
+          .find("was compiled for work-groups of 8x1x1 (reqd_work_group_size), but the launch "
+                "uses 4"),
+      std::string::npos);
+
+  if (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) {
+    lab::LaunchLimits stack;
+    stack.private_bytes = lab::cpu_private_budget();
+    stack.private_advice = "choose a smaller KMAX (--kmax)";
+    const std::string deep = compiled_launch_message(fixed, "", {8}, stack);
+    EXPECT_NE(deep.find("a CPU device runs the 8 work-items of a group on one thread"),
+              std::string::npos)
+        << deep;
+    EXPECT_NE(deep.find("choose a smaller KMAX (--kmax)"), std::string::npos) << deep;
+  }
 }
 
 TEST(Memory, RejectsBuffersBeyondTheDeviceLimit) {

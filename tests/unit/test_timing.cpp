@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 TEST(Stats, OddAndEvenCounts) {
   const auto odd = lab::summarize({3.0, 1.0, 2.0});
@@ -40,14 +42,50 @@ TEST(Report, CsvHasHeaderAndOneRowPerResult) {
   r.rate = 1.5;
   r.unit = "GB/s";
   r.passed = true;
+  r.tunables = {{"TS", 16}, {"KMAX", 1024}};
   report.add(r);
   std::ostringstream out;
   report.print(lab::OutputFormat::csv, out);
   EXPECT_EQ(out.str(),
-            "lab,device,variant,size,median_s,min_s,rate,unit,percent,reference,speedup,status,"
-            "note,student_kernels\n"
-            "lab,\"dev,ice\",naive,n=8,0.002000000,0.001000000,1.500,GB/s,,,,PASSED,,\n");
+            "lab,device,variant,size,median_s,min_s,reps,rate,unit,percent,reference,speedup,"
+            "status,note,tunables,student_kernels\n"
+            "lab,\"dev,ice\",naive,n=8,0.002000000,0.001000000,3,1.500,GB/s,,,,PASSED,,"
+            "TS=16 KMAX=1024,\n");
+  EXPECT_EQ(report.json()["results"][0]["tunables"]["KMAX"], 1024);
+  EXPECT_EQ(report.json()["results"][0]["time_s"]["count"], 3);
   EXPECT_EQ(report.exit_code(), 0);
+}
+
+// The long-run rule: once a run takes longer than the limit, no more warm-ups, at most three
+// timed runs, and the note says so in every format.
+TEST(Timing, LongRunsCapTheRepetitionsAndSaySo) {
+  int calls = 0;
+  const auto slow = [&] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  };
+  const lab::Timing timing = lab::time_on_host(2, 10, slow, 0.001);
+  EXPECT_EQ(timing.warmup, 1);
+  EXPECT_EQ(timing.reps, lab::kLongRunReps);
+  EXPECT_EQ(timing.time.count, std::size_t(lab::kLongRunReps));
+  EXPECT_EQ(calls, 1 + lab::kLongRunReps);
+  EXPECT_EQ(timing.clock, "host");
+  EXPECT_NE(timing.note.find("3 timed runs, not 10"), std::string::npos) << timing.note;
+
+  lab::Result row;
+  lab::set_timing(row, timing);
+  lab::Report report("lab", "dev");
+  report.add(row);
+  EXPECT_NE(report.json()["results"][0]["note"].get<std::string>().find("not 10"),
+            std::string::npos);
+  EXPECT_EQ(report.json()["results"][0]["time_s"]["count"], 3);
+  EXPECT_EQ(report.json()["results"][0]["time_s"]["clock"], "host");
+
+  // Quick runs keep every repetition asked for, with no note.
+  const lab::Timing quick = lab::time_on_host(2, 5, [] {});
+  EXPECT_EQ(quick.warmup, 2);
+  EXPECT_EQ(quick.reps, 5);
+  EXPECT_TRUE(quick.note.empty());
 }
 
 TEST(Report, SpeedupAppearsInCsvAndJson) {

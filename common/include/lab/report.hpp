@@ -7,9 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lab {
@@ -18,6 +20,8 @@ struct Result {
   std::string variant;                  // e.g. "copy" or "naive"
   std::string size;                     // e.g. "n=1048576" or "16x16"
   std::optional<Stats> time;            // kernel time in seconds; absent when nothing was timed
+  std::string clock;                    // "event" or "host": how `time` was measured
+  int warmup = 0;                       // untimed runs before the timed ones (time->count)
   double rate = 0;                      // GB/s or GFLOP/s from the median time
   std::string unit;                     // "GB/s", "GFLOP/s" or "" when there is no rate
   std::optional<double> percent;        // rate as a percentage of `reference`
@@ -32,7 +36,12 @@ struct Result {
   std::size_t out_of_bounds = 0;
   std::vector<Mismatch> mismatches;
   std::string note;  // printed with the table in every format, e.g. a cap on repetitions
+  // The tunables the row ran with, by the kernel's macro names, in the family's order.
+  std::vector<std::pair<std::string, std::int64_t>> tunables;
 };
+
+// Copies a measurement into `result`: its times, clock, runs made and any note on them.
+void set_timing(Result& result, const Timing& timing);
 
 // Copies a check's counts, first mismatches and largest error into `result` (passed included).
 void set_check(Result& result, const CheckResult& check);

@@ -36,20 +36,38 @@ struct Stats {
 // Min, median, max and mean of `seconds` (which must not be empty).
 Stats summarize(std::vector<double> seconds);
 
-// The timed launches of one measurement: kernel times and the mean of the waits before them.
+// How one measurement ran: the times of its timed runs, and how many runs of each kind it made.
 struct Timing {
-  Stats kernel;                     // start_to_end of each timed launch
-  double mean_queued_to_start = 0;  // seconds, queued_to_submit + submit_to_start, averaged
+  Stats time;                       // per timed run: start_to_end (event clock) or call to finish
+  double mean_queued_to_start = 0;  // seconds, queued_to_submit + submit_to_start (event clock)
+  int warmup = 0;                   // untimed runs made
+  int reps = 0;                     // timed runs made (time.count)
+  std::string clock;                // "event" or "host"
+  std::string note;                 // why fewer runs were made than asked, or ""
 };
 
-// Runs `launch` warmup times untimed, then reps times, waiting for each returned event and
-// reading its profiling times. With a `trace` stream, prints each timed launch's three stages.
+// The long-run rule every measurement follows: once a run (warm-up or timed) takes more than
+// kLongRunSeconds, no more warm-ups are made and at most kLongRunReps runs are timed, which the
+// Timing's note says.
+constexpr double kLongRunSeconds = 1.0;
+constexpr int kLongRunReps = 3;
+
+// The event clock, for our kernels: runs `launch` warmup times untimed, then reps times, waiting
+// for each returned event and reading its profiling times. With a `trace` stream, prints each
+// timed launch's three stages.
 Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& launch,
                      std::ostream* trace = nullptr);
 
 // The same with the lab's --warmup and --reps; -v prints the stages of each launch to `out`.
 Timing time_launches(const Options& options, const std::function<cl::Event()>& launch,
                      std::ostream& out);
+
+// The host clock, for libraries whose events do not cover all their work (CLBlast) and for host
+// code: times each call of `run`, which must return only when the work is done (clFinish).
+// `long_run` replaces kLongRunSeconds (for tests).
+Timing time_on_host(int warmup, int reps, const std::function<void()>& run,
+                    double long_run = kLongRunSeconds);
+Timing time_on_host(const Options& options, const std::function<void()>& run);
 
 // Why a median of `seconds` is too short to compare rates with (a percentage of a copy kernel),
 // or "" when it is long enough: at least 20 ticks of the device's profiling timer (a 5% rounding

@@ -1,0 +1,240 @@
+// variants.hpp: a family's variants declared once, as a table. Each row names its kernel file and
+// kernel, plans its NDRange, lists the tunables it uses (named after the kernel's macros, passed
+// as -D), derives any other -D values, and says what the sizes and tunables demand of a device.
+// The run path, the limit checks, --variant, --help and the tuner all read the same table.
+#pragma once
+
+#include "lab/cli.hpp"
+#include "lab/device.hpp"
+#include "lab/error.hpp"
+#include "lab/ndrange.hpp"
+#include "lab/program.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lab {
+
+// What a tunable makes larger, so a limit's sentence can name the tunable to change.
+enum Grows : unsigned {
+  kGrowsNothing = 0,
+  kGrowsGroup = 1,    // work-items per work-group
+  kGrowsLocal = 2,    // __local memory
+  kGrowsPrivate = 4,  // private arrays per work-item
+};
+
+// One tunable of a family.
+struct Tunable {
+  std::string name;     // the kernel's macro ("TS"), or the name of a launch size ("LOCAL_1D")
+  std::string meaning;  // one line for --help and reports
+  std::string option;   // the option that sets it ("--ts"); several may share one ("--local")
+  // Its place in the option's comma-separated list ("--regtile TSM,TSN,..."), or -1 when the
+  // option takes one value that sets every tunable sharing it.
+  int position = -1;
+  std::int64_t min = 1;  // what the command line accepts
+  std::int64_t max = 65536;
+  std::vector<std::int64_t> candidates;  // what a tuner tries; empty: a capacity, not a knob
+  std::vector<std::string> labels;       // a choice: labels[value] on the command line
+  bool define = true;                    // passed as -DNAME=value (else it only shapes the launch)
+  unsigned grows = kGrowsNothing;        // Grows flags
+};
+
+// Values of a family's tunables by name, in the table's order, and which ones the user gave.
+class Tuning {
+ public:
+  void set(const std::string& name, std::int64_t value, bool given = false);
+  // A copy with `values` set: defaults.with({{"TSM", 64}, {"TSN", 64}}).
+  Tuning with(std::initializer_list<std::pair<std::string, std::int64_t>> values) const;
+  // The value of `name`; throws std::logic_error when the family has no such tunable.
+  std::int64_t operator[](const std::string& name) const;
+  bool given(const std::string& name) const;
+  bool has(const std::string& name) const;
+  // "TSM=128 TSN=128" for `names` (every tunable when empty).
+  std::string text(const std::vector<std::string>& names = {}) const;
+  // (name, value) for `names`, in their order: a report row's tunables.
+  std::vector<std::pair<std::string, std::int64_t>> values(
+      const std::vector<std::string>& names) const;
+
+ private:
+  struct Entry {
+    std::string name;
+    std::int64_t value = 0;
+    bool given = false;
+  };
+  std::vector<Entry> entries_;
+};
+
+// The command-line options of a family's tunables, added to a Cli before parse(): one option per
+// distinct Tunable::option, plus --tunable NAME=VALUE[,NAME=VALUE] for any of them by name.
+class TunableOptions {
+ public:
+  TunableOptions(Cli& cli, const std::vector<Tunable>& tunables);
+  // Parses what was given (call after Cli::parse()); throws UsageError naming the option for a
+  // value outside a tunable's bounds, a list that is too long, or an unknown name.
+  void check();
+  // `defaults` with the values the command line gave.
+  Tuning apply(Tuning defaults) const;
+
+ private:
+  std::vector<Tunable> tunables_;
+  std::map<std::string, std::string> texts_;  // option -> text as given
+  std::string by_name_;                       // --tunable
+  std::vector<std::pair<std::string, std::int64_t>> given_;
+};
+
+// Bytes of work one run does, the rate's numerator: flops for GFLOP/s, bytes for GB/s.
+struct Work {
+  double flops = 0;
+  double bytes = 0;  // compulsory global-memory traffic
+};
+
+// The NDRange a variant launches; an empty local lets the runtime choose.
+struct NDRangePlan {
+  std::vector<std::uint64_t> global;
+  std::vector<std::uint64_t> local;
+};
+
+// One row of a family's table. Size is the family's problem size (matmul's M, N, K; a length).
+template <typename Size>
+struct Variant {
+  std::string name;
+  std::string summary;      // one line for --help
+  std::string kernel_file;  // "" for a variant that runs on the host
+  std::string kernel_name;
+  std::vector<std::string> tunables;  // the family's tunables this variant's kernel and launch use
+  std::function<NDRangePlan(const Size&, const Tuning&)> plan;
+  // -D values the host derives from the sizes (none when empty), e.g. EXACT when every size is a
+  // multiple of its tile.
+  std::function<Defines(const Size&, const Tuning&)> derived;
+  // The extents of the problem the padded launch covers (the guard zones' length follows).
+  std::function<std::vector<std::uint64_t>(const Size&, const Tuning&)> covers;
+  // "" or why these sizes and tunables cannot work whatever the device (K above a capacity).
+  std::function<std::string(const Size&, const Tuning&)> fits;
+  // Bytes of private arrays per work-item for an element size (PoCL's
+  // CL_KERNEL_PRIVATE_MEM_SIZE does not count them).
+  std::function<std::uint64_t(const Tuning&, std::size_t element)> private_bytes;
+  // Bytes of the __local arrays the kernel declares for an element size, checked before building
+  // (some compilers take minutes over a kernel too large for the device, then refuse it); the
+  // compiled kernel's CL_KERNEL_LOCAL_MEM_SIZE is checked after, and a unit test keeps the two
+  // equal.
+  std::function<std::uint64_t(const Tuning&, std::size_t element)> local_bytes;
+};
+
+// "--variant fastest: matmul has no such variant; choose sequential, naive, ... or all".
+std::string unknown_variant(const std::string& family, const std::string& name,
+                            const std::vector<std::string>& names);
+
+// A family: its tunables, variants and work model.
+template <typename Size>
+struct Family {
+  std::string name;
+  std::vector<Tunable> tunables;
+  std::vector<Variant<Size>> variants;
+  std::function<Work(const Size&)> work;
+
+  std::vector<std::string> names() const {
+    std::vector<std::string> list;
+    for (const auto& v : variants) list.push_back(v.name);
+    return list;
+  }
+  // The row named `name`; throws UsageError listing the table's names.
+  const Variant<Size>& variant(const std::string& name) const {
+    for (const auto& v : variants) {
+      if (v.name == name) return v;
+    }
+    throw UsageError(unknown_variant(this->name, name, names()));
+  }
+};
+
+// --variant's help: "naive (one element per work-item), ..., or all".
+std::string variant_help(const std::vector<std::pair<std::string, std::string>>& rows);
+
+template <typename Size>
+std::string variant_help(const Family<Size>& family) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const auto& v : family.variants) rows.emplace_back(v.name, v.summary);
+  return variant_help(rows);
+}
+
+// The -D defines of the tunables in `names` that are kernel macros, each with its option.
+Defines tunable_defines(const std::vector<Tunable>& tunables, const std::vector<std::string>& names,
+                        const Tuning& tuning);
+
+// "choose a smaller TS (--ts)" for the tunables in `names` that grow `what`, or `fallback`.
+std::string limit_advice(const std::vector<Tunable>& tunables,
+                         const std::vector<std::string>& names, unsigned what,
+                         const std::string& fallback);
+
+// A variant's kernel, built and checked against the device before any launch.
+struct PreparedKernel {
+  Program program;
+  cl::Kernel kernel;
+  NDRangePlan range;
+  std::string tuning;  // "TS=16", the variant's tunables
+};
+
+// What prepare_kernel needs from a row, with its functions already applied.
+struct KernelPlan {
+  std::string family;
+  std::string kernel_file;
+  KernelSignature signature;
+  Defines defines;
+  NDRangePlan range;
+  std::uint64_t declared_local_bytes = 0;  // the row's count of the kernel's __local arrays
+  LaunchLimits limits;
+  std::string tuning;
+};
+
+// The shared launch path: refuses a work-group above the device's limit and declared __local
+// arrays above its local memory before building (with the tunable to change), builds the kernel
+// with the defines, checks its name and arguments, and checks the launch against the compiled
+// kernel's limits (lab::check_ndrange).
+PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
+                              const KernelPlan& plan);
+
+// The same from a family's row: `fixed` are the family's own defines (the element type), and
+// `signature` the arguments the family passes (its name is the row's kernel_name).
+template <typename Size>
+PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
+                              const Family<Size>& family, const Variant<Size>& variant,
+                              const Size& size, const Tuning& tuning, Defines fixed,
+                              KernelSignature signature, std::size_t element) {
+  if (variant.fits) {
+    const std::string why = variant.fits(size, tuning);
+    if (!why.empty()) throw UsageError(why);
+  }
+  KernelPlan plan;
+  plan.family = family.name;
+  plan.kernel_file = variant.kernel_file;
+  signature.name = variant.kernel_name;
+  plan.signature = std::move(signature);
+  plan.defines = std::move(fixed);
+  for (auto& define : tunable_defines(family.tunables, variant.tunables, tuning)) {
+    plan.defines.push_back(std::move(define));
+  }
+  if (variant.derived) {
+    for (auto& define : variant.derived(size, tuning)) plan.defines.push_back(std::move(define));
+  }
+  plan.range = variant.plan(size, tuning);
+  plan.limits.private_bytes = variant.private_bytes ? variant.private_bytes(tuning, element) : 0;
+  plan.declared_local_bytes = variant.local_bytes ? variant.local_bytes(tuning, element) : 0;
+  plan.limits.group_advice =
+      limit_advice(family.tunables, variant.tunables, kGrowsGroup, "choose a smaller local size");
+  plan.limits.local_advice =
+      limit_advice(family.tunables, variant.tunables, kGrowsLocal, "choose smaller tiles");
+  plan.limits.private_advice =
+      limit_advice(family.tunables, variant.tunables, kGrowsPrivate | kGrowsGroup,
+                   "choose a smaller local size");
+  plan.tuning = tuning.text(variant.tunables);
+  plan.limits.tuning = plan.tuning;
+  return prepare_kernel(env, options, out, plan);
+}
+
+}  // namespace lab

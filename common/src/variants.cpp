@@ -1,0 +1,302 @@
+// variants.cpp: tunable values, their options, and the shared launch path of a family's variants.
+#include "lab/variants.hpp"
+
+#include "lab/error.hpp"
+
+#include <numeric>
+#include <stdexcept>
+
+namespace lab {
+namespace {
+
+// "a, b or c".
+std::string either(const std::vector<std::string>& words) {
+  std::string text;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    text += (i == 0 ? "" : (i + 1 == words.size() ? " or " : ", ")) + words[i];
+  }
+  return text;
+}
+
+std::string trim(const std::string& text) {
+  const auto begin = text.find_first_not_of(" \t");
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(" \t") - begin + 1);
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, begin);
+    parts.push_back(trim(text.substr(begin, end == std::string::npos ? end : end - begin)));
+    if (end == std::string::npos) return parts;
+    begin = end + 1;
+  }
+}
+
+// A value for `tunable` as written after `what` ("--ts", "--tunable TS"): a whole number within
+// its bounds, or one of its labels.
+std::int64_t parse_value(const Tunable& tunable, const std::string& what, const std::string& text) {
+  for (std::size_t i = 0; i < tunable.labels.size(); ++i) {
+    if (text == tunable.labels[i]) return static_cast<std::int64_t>(i);
+  }
+  if (!tunable.labels.empty() && text.find_first_not_of("0123456789") != std::string::npos) {
+    std::vector<std::string> choices = tunable.labels;
+    choices.push_back("0.." + std::to_string(tunable.labels.size() - 1));
+    throw UsageError(what + ": '" + text + "' is not one of " + either(choices));
+  }
+  return static_cast<std::int64_t>(
+      parse_size(what, text, std::uint64_t(tunable.min), std::uint64_t(tunable.max)));
+}
+
+// "65536", or "2^30" for the large powers of two.
+std::string bound_text(std::int64_t value) {
+  if (value >= (1 << 20) && (value & (value - 1)) == 0) {
+    int exponent = 0;
+    while ((std::int64_t{1} << exponent) < value) ++exponent;
+    return "2^" + std::to_string(exponent);
+  }
+  return std::to_string(value);
+}
+
+}  // namespace
+
+void Tuning::set(const std::string& name, std::int64_t value, bool given) {
+  for (auto& entry : entries_) {
+    if (entry.name == name) {
+      entry.value = value;
+      entry.given = entry.given || given;
+      return;
+    }
+  }
+  entries_.push_back({name, value, given});
+}
+
+Tuning Tuning::with(std::initializer_list<std::pair<std::string, std::int64_t>> values) const {
+  Tuning copy = *this;
+  for (const auto& [name, value] : values) copy.set(name, value);
+  return copy;
+}
+
+std::int64_t Tuning::operator[](const std::string& name) const {
+  for (const auto& entry : entries_) {
+    if (entry.name == name) return entry.value;
+  }
+  throw std::logic_error("no tunable named " + name);
+}
+
+bool Tuning::has(const std::string& name) const {
+  return std::any_of(entries_.begin(), entries_.end(),
+                     [&](const Entry& entry) { return entry.name == name; });
+}
+
+bool Tuning::given(const std::string& name) const {
+  for (const auto& entry : entries_) {
+    if (entry.name == name) return entry.given;
+  }
+  return false;
+}
+
+std::string Tuning::text(const std::vector<std::string>& names) const {
+  std::string text;
+  for (const auto& entry : entries_) {
+    if (!names.empty() && std::find(names.begin(), names.end(), entry.name) == names.end()) {
+      continue;
+    }
+    text += (text.empty() ? "" : " ") + entry.name + "=" + std::to_string(entry.value);
+  }
+  return text;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> Tuning::values(
+    const std::vector<std::string>& names) const {
+  std::vector<std::pair<std::string, std::int64_t>> values;
+  for (const auto& name : names) values.emplace_back(name, (*this)[name]);
+  return values;
+}
+
+TunableOptions::TunableOptions(Cli& cli, const std::vector<Tunable>& tunables)
+    : tunables_(tunables) {
+  // One option per distinct Tunable::option, in the table's order.
+  std::vector<std::string> options;
+  for (const auto& t : tunables_) {
+    if (!t.option.empty() && std::find(options.begin(), options.end(), t.option) == options.end()) {
+      options.push_back(t.option);
+    }
+  }
+  for (const auto& option : options) {
+    std::vector<const Tunable*> shared;
+    for (const auto& t : tunables_) {
+      if (t.option == option) shared.push_back(&t);
+    }
+    std::string& text = texts_[option];
+    const Tunable& first = *shared.front();
+    if (first.position >= 0) {
+      std::string names, meanings;
+      for (const auto* t : shared) {
+        names += (names.empty() ? "" : ",") + t->name;
+        meanings += (meanings.empty() ? "" : "; ") + t->name + " " + t->meaning;
+      }
+      cli.add_text(option, text,
+                   names + " (leading values; the rest keep their defaults): " + meanings);
+    } else if (!first.labels.empty()) {
+      cli.add_choice(option, text, first.meaning + " (" + first.name + ")", first.labels);
+    } else {
+      std::string names;
+      for (const auto* t : shared) names += (names.empty() ? "" : ", ") + t->name;
+      cli.add_text(option, text,
+                   first.meaning + " (" + names + ", at most " + bound_text(first.max) + ")");
+    }
+  }
+  std::string names;
+  for (const auto& t : tunables_) names += (names.empty() ? "" : ", ") + t.name;
+  cli.add_text(
+      "--tunable", by_name_,
+      "NAME=VALUE[,NAME=VALUE...]: set tunables by their kernel macro names (" + names + ")");
+}
+
+void TunableOptions::check() {
+  given_.clear();
+  for (const auto& [option, text] : texts_) {
+    if (text.empty()) continue;
+    std::vector<const Tunable*> shared;
+    for (const auto& t : tunables_) {
+      if (t.option == option) shared.push_back(&t);
+    }
+    if (shared.front()->position < 0) {
+      for (const auto* t : shared) given_.emplace_back(t->name, parse_value(*t, option, text));
+      continue;
+    }
+    const auto values = split(text, ',');
+    if (values.size() > shared.size()) {
+      std::string names;
+      for (const auto* t : shared) names += (names.empty() ? "" : ",") + t->name;
+      throw UsageError(option + " takes at most " + std::to_string(shared.size()) + " values (" +
+                       names + "), not " + std::to_string(values.size()));
+    }
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      given_.emplace_back(shared[i]->name, parse_value(*shared[i], option, values[i]));
+    }
+  }
+  if (by_name_.empty()) return;
+  for (const auto& item : split(by_name_, ',')) {
+    const auto equals = item.find('=');
+    const std::string name = trim(item.substr(0, equals));
+    const auto t = std::find_if(tunables_.begin(), tunables_.end(),
+                                [&](const Tunable& tunable) { return tunable.name == name; });
+    if (equals == std::string::npos || t == tunables_.end()) {
+      std::vector<std::string> names;
+      for (const auto& tunable : tunables_) names.push_back(tunable.name);
+      throw UsageError("--tunable: '" + item + "' is not NAME=VALUE for a tunable of this lab (" +
+                       either(names) + ")");
+    }
+    given_.emplace_back(name, parse_value(*t, "--tunable " + name, item.substr(equals + 1)));
+  }
+}
+
+Tuning TunableOptions::apply(Tuning defaults) const {
+  for (const auto& [name, value] : given_) defaults.set(name, value, true);
+  return defaults;
+}
+
+std::string unknown_variant(const std::string& family, const std::string& name,
+                            const std::vector<std::string>& names) {
+  std::vector<std::string> choices = names;
+  choices.push_back("all");
+  return "--variant " + name + ": " + family + " has no such variant; choose " + either(choices);
+}
+
+std::string variant_help(const std::vector<std::pair<std::string, std::string>>& rows) {
+  std::string text;
+  for (const auto& [name, summary] : rows) {
+    text += (text.empty() ? "" : ", ") + name + (summary.empty() ? "" : " (" + summary + ")");
+  }
+  return text + ", or all";
+}
+
+Defines tunable_defines(const std::vector<Tunable>& tunables, const std::vector<std::string>& names,
+                        const Tuning& tuning) {
+  Defines defines;
+  for (const auto& t : tunables) {
+    if (!t.define || std::find(names.begin(), names.end(), t.name) == names.end()) continue;
+    defines.push_back({t.name, std::to_string(tuning[t.name]), t.option});
+  }
+  return defines;
+}
+
+std::string limit_advice(const std::vector<Tunable>& tunables,
+                         const std::vector<std::string>& names, unsigned what,
+                         const std::string& fallback) {
+  std::vector<const Tunable*> growing;
+  for (const auto& t : tunables) {
+    if ((t.grows & what) != 0 && std::find(names.begin(), names.end(), t.name) != names.end()) {
+      growing.push_back(&t);
+    }
+  }
+  if (growing.empty()) return fallback;
+  // "TSM, TSN or TSK (--regtile)", one part per option, in the table's order.
+  std::vector<std::string> options, parts;
+  for (const auto* t : growing) {
+    if (std::find(options.begin(), options.end(), t->option) == options.end()) {
+      options.push_back(t->option);
+    }
+  }
+  for (const auto& option : options) {
+    std::vector<std::string> names;
+    for (const auto* t : growing) {
+      if (t->option == option) names.push_back(t->name);
+    }
+    parts.push_back(either(names) + " (" + option + ")");
+  }
+  return "choose a smaller " + either(parts);
+}
+
+PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
+                              const KernelPlan& plan) {
+  const auto& local = plan.range.local;
+  if (!local.empty()) {
+    // Before building: a work-group above the device's maximum can never run.
+    const std::uint64_t group =
+        std::accumulate(local.begin(), local.end(), std::uint64_t{1}, std::multiplies<>());
+    const std::uint64_t device_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    if (group > device_max) {
+      throw RuntimeError(plan.signature.name + " would use work-groups of " +
+                         (local.size() > 1 ? format_dims(local) + " = " : "") +
+                         std::to_string(group) + " work-items" +
+                         (plan.tuning.empty() ? "" : " with " + plan.tuning) +
+                         ", more than the device's maximum of " + std::to_string(device_max) +
+                         ": " + plan.limits.group_advice);
+    }
+  }
+  const std::uint64_t local_available = env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  if (plan.declared_local_bytes > local_available) {
+    throw RuntimeError(plan.signature.name + " needs " +
+                       format_bytes(double(plan.declared_local_bytes)) + " of local memory" +
+                       (plan.tuning.empty() ? "" : " with " + plan.tuning) +
+                       " (its __local arrays), but the device has " +
+                       format_bytes(double(local_available)) + ": " + plan.limits.local_advice);
+  }
+  PreparedKernel prepared;
+  try {
+    prepared.program = build_program(env, options, plan.kernel_file, plan.defines, out);
+  } catch (const Error& e) {
+    // Some compilers refuse a kernel whose __local arrays exceed the device (NVIDIA's: "uses too
+    // much shared data") instead of reporting CL_KERNEL_LOCAL_MEM_SIZE: name the tunables.
+    const std::string what = e.what();
+    if (e.exit_code() != kExitRuntime || what.find("failed to build") == std::string::npos ||
+        plan.tuning.empty()) {
+      throw;
+    }
+    throw RuntimeError(what + " (built with " + plan.tuning +
+                       "; if the log says the kernel uses too much local or shared memory, " +
+                       plan.limits.local_advice + ")");
+  }
+  prepared.kernel = make_kernel(prepared.program, plan.signature);
+  check_ndrange(prepared.kernel, env.device, plan.range.global, local, plan.limits);
+  prepared.range = plan.range;
+  prepared.tuning = plan.tuning;
+  return prepared;
+}
+
+}  // namespace lab

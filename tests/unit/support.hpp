@@ -1,0 +1,33 @@
+// support.hpp: what several unit tests share: an argv for a Cli, and the options a lab run by
+// CTest starts from.
+#pragma once
+
+#include "lab/cli.hpp"
+
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace test {
+
+// argv for a Cli: a vector of strings that outlives the parse.
+struct Args {
+  explicit Args(std::vector<std::string> words) : storage(std::move(words)) {
+    for (auto& w : storage) pointers.push_back(w.data());
+  }
+  int argc() { return static_cast<int>(pointers.size()); }
+  char** argv() { return pointers.data(); }
+  std::vector<std::string> storage;
+  std::vector<char*> pointers;
+};
+
+// The platform the suite pins (LAB_PLATFORM), so the tests use PoCL even where another platform,
+// a GPU say, comes first.
+inline lab::Options suite_options() {
+  lab::Options options;
+  if (const char* platform = std::getenv("LAB_PLATFORM")) options.platform = platform;
+  return options;
+}
+
+}  // namespace test

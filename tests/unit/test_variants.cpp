@@ -1,0 +1,213 @@
+// test_variants.cpp: the variant tables of matmul and vector_add: kernels that exist, tunables that
+// round-trip through the options and the -D list, and constraints that refuse what the device
+// (PoCL under CTest) cannot run.
+#include "family.hpp"
+#include "matmul.hpp"
+
+#include "lab/lab.hpp"
+
+#include "support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream file(path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// Each row's kernel file exists in kernels/ and, built with the row's defines at the device's
+// defaults, defines the row's kernel.
+template <typename Size>
+void expect_kernels_exist(const lab::Family<Size>& family, const lab::Tuning& tuning,
+                          const Size& size, const lab::Defines& fixed) {
+  std::ostringstream out;
+  const lab::Env env = lab::open_device(test::suite_options(), out);
+  for (const auto& v : family.variants) {
+    if (v.kernel_file.empty()) continue;  // a host variant
+    SCOPED_TRACE(family.name + " " + v.name);
+    const std::string source = read(std::string(LAB_SOURCE_KERNEL_DIR) + "/" + v.kernel_file);
+    ASSERT_FALSE(source.empty()) << v.kernel_file << " is missing or empty";
+    lab::Defines defines = fixed;
+    for (const auto& d : lab::tunable_defines(family.tunables, v.tunables, tuning)) {
+      defines.push_back(d);
+    }
+    if (v.derived) {
+      for (const auto& d : v.derived(size, tuning)) defines.push_back(d);
+    }
+    cl::Program program(env.context, source);
+    program.build(std::vector<cl::Device>{env.device}, lab::define_flags(defines).c_str());
+    const cl::Kernel kernel(program, v.kernel_name.c_str());
+    // The __local bytes the row declares (checked before building) are the compiled kernel's.
+    const std::uint64_t declared = v.local_bytes ? v.local_bytes(tuning, sizeof(float)) : 0;
+    EXPECT_EQ(declared, kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(env.device));
+    ASSERT_TRUE(v.plan);
+    const lab::NDRangePlan range = v.plan(size, tuning);
+    EXPECT_FALSE(range.global.empty());
+    for (const auto& name : v.tunables) EXPECT_TRUE(tuning.has(name)) << name;
+  }
+}
+
+// Every tunable a row uses, set through its own option and through --tunable NAME=VALUE, comes
+// back with that value, and reaches the -D list when it is a kernel macro.
+template <typename Size>
+void expect_round_trips(const lab::Family<Size>& family, const lab::Tuning& defaults) {
+  for (const auto& v : family.variants) {
+    for (const auto& name : v.tunables) {
+      SCOPED_TRACE(family.name + " " + v.name + " " + name);
+      const auto t = std::find_if(family.tunables.begin(), family.tunables.end(),
+                                  [&](const lab::Tunable& x) { return x.name == name; });
+      ASSERT_NE(t, family.tunables.end());
+      // A value other than the default: a candidate, or the smallest allowed.
+      std::int64_t value = t->min;
+      for (const auto c : t->candidates) {
+        if (c != defaults[name] && c >= t->min) value = c;
+      }
+      std::string text = t->labels.empty() ? std::to_string(value) : t->labels[value];
+      if (t->position > 0) {
+        // A list option: the tunables before this one keep their defaults.
+        std::string prefix;
+        for (const auto& other : family.tunables) {
+          if (other.option == t->option && other.position >= 0 && other.position < t->position) {
+            prefix += std::to_string(defaults[other.name]) + ",";
+          }
+        }
+        text = prefix + text;
+      }
+      for (const auto& args :
+           {std::vector<std::string>{"lab", t->option, text},
+            std::vector<std::string>{"lab", "--tunable", name + "=" + std::to_string(value)}}) {
+        test::Args argv(args);
+        lab::Cli cli("lab", "test", argv.argc(), argv.argv());
+        lab::TunableOptions options(cli, family.tunables);
+        cli.parse();
+        options.check();
+        const lab::Tuning tuning = options.apply(defaults);
+        EXPECT_EQ(tuning[name], value);
+        EXPECT_TRUE(tuning.given(name));
+        const std::string flags =
+            lab::define_flags(lab::tunable_defines(family.tunables, v.tunables, tuning));
+        const std::string define = "-D" + name + "=" + std::to_string(value);
+        EXPECT_EQ(flags.find(define) != std::string::npos, t->define) << flags;
+      }
+    }
+  }
+}
+
+std::string prepare_message(const matmul::Variant& v, const matmul::Dims& dims,
+                            const lab::Tuning& tuning) {
+  std::ostringstream out;
+  lab::Env env = lab::open_device(test::suite_options(), out);
+  try {
+    lab::prepare_kernel(env, test::suite_options(), out, matmul::family(), v, dims, tuning,
+                        matmul::element_defines("float"), matmul::signature("float"),
+                        sizeof(float));
+  } catch (const lab::Error& e) {
+    return std::to_string(e.exit_code()) + " " + e.what();
+  }
+  return "prepared";
+}
+
+cl::Device suite_device() {
+  std::ostringstream out;
+  return lab::open_device(test::suite_options(), out).device;
+}
+
+}  // namespace
+
+TEST(Variants, MatmulKernelsExistAndDefineTheirKernels) {
+  const lab::Tuning defaults = matmul::default_tuning(suite_device());
+  const lab::Defines real = matmul::element_defines("float");
+  expect_kernels_exist(matmul::family(), defaults, matmul::Dims{33, 17, 9}, real);
+  // The other regtiled shape and other tiles, so the declared local memory is checked for both.
+  const lab::Tuning other = defaults.with({{"TS", 8},
+                                           {"KMAX", 300},
+                                           {"TSM", 32},
+                                           {"TSN", 32},
+                                           {"TSK", 8},
+                                           {"WPTM", 8},
+                                           {"WPTN", 8},
+                                           {"VWN", 4},
+                                           {"STAGE", 1 - defaults["STAGE"]}});
+  expect_kernels_exist(matmul::family(), other, matmul::Dims{32, 32, 32}, real);
+}
+
+TEST(Variants, VectorAddKernelsExistAndDefineTheirKernels) {
+  expect_kernels_exist(vector_add::family(), vector_add::default_tuning(), vector_add::Length{1009},
+                       {});
+}
+
+TEST(Variants, TunablesRoundTripThroughOptionsAndDefines) {
+  expect_round_trips(matmul::family(), matmul::default_tuning(suite_device()));
+  expect_round_trips(vector_add::family(), vector_add::default_tuning());
+}
+
+TEST(Variants, UnknownNamesListTheTable) {
+  try {
+    matmul::family().variant("fastest");
+    FAIL() << "no error";
+  } catch (const lab::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("choose sequential, naive_global, naive, row, "
+                                         "row_private, row_local, tiled, regtiled or all"),
+              std::string::npos)
+        << e.what();
+  }
+  test::Args argv({"lab", "--tunable", "TX=4"});
+  lab::Cli cli("lab", "test", argv.argc(), argv.argv());
+  lab::TunableOptions options(cli, matmul::family().tunables);
+  cli.parse();
+  EXPECT_THROW(options.check(), lab::UsageError);
+}
+
+TEST(Variants, ConstraintsRefuseWhatTheDeviceCannotRun) {
+  const cl::Device device = suite_device();
+  const lab::Tuning defaults = matmul::default_tuning(device);
+  const matmul::Dims dims{64, 64, 64};
+
+  // A tile whose work-group is above the device's limit, refused before building, naming TS.
+  const std::uint64_t max_group = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  std::int64_t ts = 1;
+  while (std::uint64_t(ts * ts) <= max_group) ts *= 2;
+  lab::Tuning big_tile = defaults;
+  big_tile.set("TS", ts);
+  EXPECT_NE(prepare_message(matmul::family().variant("tiled"), dims, big_tile)
+                .find("3 matmul_tiled would use work-groups of " + std::to_string(ts) + "x" +
+                      std::to_string(ts)),
+            std::string::npos);
+  EXPECT_NE(prepare_message(matmul::family().variant("tiled"), dims, big_tile)
+                .find("choose a smaller TS (--ts)"),
+            std::string::npos);
+
+  // Staged slices above the device's local memory, from the compiled kernel, naming --regtile.
+  const lab::Tuning staged = defaults.with({{"TSM", 4096},
+                                            {"TSN", 64},
+                                            {"TSK", 256},
+                                            {"WPTM", 64},
+                                            {"WPTN", 4},
+                                            {"VWN", 4},
+                                            {"STAGE", 1}});
+  ASSERT_GT(2ull * 256 * (4096 + 4 + 64) * 4, device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
+  const std::string local = prepare_message(matmul::family().variant("regtiled"), dims, staged);
+  EXPECT_NE(local.find("of local memory with TSM=4096"), std::string::npos) << local;
+  EXPECT_NE(local.find("choose a smaller TSM, TSN or TSK (--regtile)"), std::string::npos) << local;
+
+  // A kernel's own #error guard: a usage error with its sentence and the option to change.
+  lab::Tuning odd = defaults;
+  odd.set("WPTM", 7);
+  const std::string guard = prepare_message(matmul::family().variant("regtiled"), dims, odd);
+  EXPECT_EQ(guard.rfind("2 ", 0), 0u) << guard;
+  EXPECT_NE(guard.find("WPTM and TSK must be multiples of 4"), std::string::npos) << guard;
+
+  // A problem the table itself rules out: K above row_private's capacity.
+  lab::Tuning small = defaults;
+  small.set("KMAX", 32);
+  EXPECT_NE(matmul::family().variant("row_private").fits({8, 8, 40}, small).find("pass --kmax 40"),
+            std::string::npos);
+  EXPECT_EQ(matmul::family().variant("row_private").fits({8, 8, 32}, small), "");
+}
