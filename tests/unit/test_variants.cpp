@@ -44,9 +44,13 @@ void expect_kernels_exist(const lab::Family<Size>& family, const lab::Tuning& tu
     cl::Program program(env.context, source);
     program.build(std::vector<cl::Device>{env.device}, lab::define_flags(defines).c_str());
     const cl::Kernel kernel(program, v.kernel_name.c_str());
-    // The __local bytes the row declares (checked before building) are the compiled kernel's.
+    // The __local bytes the row declares (checked before building) are the compiled kernel's,
+    // give or take the few bytes a driver adds of its own (NVIDIA's 580 driver reports 1 for a
+    // kernel without __local arrays and 4 more than the arrays otherwise; PoCL the arrays).
     const std::uint64_t declared = v.local_bytes ? v.local_bytes(tuning, sizeof(float)) : 0;
-    EXPECT_EQ(declared, kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(env.device));
+    const std::uint64_t compiled = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(env.device);
+    EXPECT_GE(compiled, declared);
+    EXPECT_LE(compiled, declared + 16);
     ASSERT_TRUE(v.plan);
     const lab::NDRangePlan range = v.plan(size, tuning);
     EXPECT_FALSE(range.global.empty());
