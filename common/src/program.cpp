@@ -142,6 +142,43 @@ std::vector<KernelArg> actual_args(const cl::Kernel& kernel, bool& known) {
   return args;
 }
 
+// `source` without comments, string literals and preprocessor lines, newlines kept.
+std::string code_only(const std::string& source) {
+  std::string code;
+  bool directive = false, line_start = true;
+  for (std::size_t i = 0; i < source.size();) {
+    const char c = source[i];
+    if (c == '\n') {
+      // A directive ends at a newline that is not escaped.
+      if (!(directive && i > 0 && source[i - 1] == '\\')) directive = false;
+      code += '\n';
+      line_start = true;
+      ++i;
+      continue;
+    }
+    if (line_start && c == '#') directive = true;
+    if (c != ' ' && c != '\t') line_start = false;
+    if (source.compare(i, 2, "//") == 0) {
+      while (i < source.size() && source[i] != '\n') ++i;
+    } else if (source.compare(i, 2, "/*") == 0) {
+      for (i += 2; i < source.size() && source.compare(i, 2, "*/") != 0; ++i) {
+        if (source[i] == '\n') code += '\n';
+      }
+      i += 2;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < source.size() && source[i] != c && source[i] != '\n'; ++i) {
+        if (source[i] == '\\') ++i;
+      }
+      ++i;
+      code += ' ';
+    } else {
+      code += directive ? ' ' : c;
+      ++i;
+    }
+  }
+  return code;
+}
+
 // Whether `text` has `name` as a whole word ("TS" is not in "TSK").
 bool mentions(const std::string& text, const std::string& name) {
   const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
@@ -318,6 +355,12 @@ Program build_program(const Env& env, const Options& options, const std::string&
                                   "the build log above (lines as numbered in the file)" +
                                   added);
   }
+  // A barrier some work-items skip is undefined behaviour that PoCL may even get right: a
+  // student's kernel is refused before it runs.
+  if (built.student) {
+    const std::string divergent = divergent_barrier(source);
+    if (!divergent.empty()) throw kernel_error(built, built.path + " " + divergent);
+  }
   return built;
 }
 
@@ -353,6 +396,81 @@ cl::Kernel make_kernel(const Program& program, const KernelSignature& signature)
                                     "\", but the lab passes \"" + arg_text(want) + "\"" + expected);
   }
   return kernel;
+}
+
+std::string divergent_barrier(const std::string& source) {
+  // Tokens (identifiers, or single punctuation characters) with their line numbers.
+  const std::string code = code_only(source);
+  std::vector<std::pair<std::string, int>> tokens;
+  int line = 1;
+  for (std::size_t i = 0; i < code.size();) {
+    const unsigned char c = static_cast<unsigned char>(code[i]);
+    if (c == '\n') ++line;
+    if (std::isalnum(c) || c == '_') {
+      std::size_t end = i;
+      while (end < code.size() &&
+             (std::isalnum(static_cast<unsigned char>(code[end])) || code[end] == '_')) {
+        ++end;
+      }
+      tokens.emplace_back(code.substr(i, end - i), line);
+      i = end;
+    } else {
+      if (!std::isspace(c)) tokens.emplace_back(std::string(1, code[i]), line);
+      ++i;
+    }
+  }
+  enum Pending { none, branch, loop };
+  Pending pending = none;
+  std::vector<bool> blocks;    // for each open brace: is it a branch's body?
+  int statement_branches = 0;  // braceless branch bodies open until the next ';'
+  int returned = 0;            // line of a return inside a branch, in this function
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    const std::string& word = tokens[k].first;
+    if (word == "if" || word == "switch" || word == "for" || word == "while") {
+      int depth = 0;  // skip the parenthesised condition
+      for (++k; k < tokens.size(); ++k) {
+        if (tokens[k].first == "(") ++depth;
+        if (tokens[k].first == ")" && --depth == 0) break;
+      }
+      pending = (word == "if" || word == "switch") ? branch : loop;
+      continue;
+    }
+    if (word == "else" || word == "do") {
+      pending = word == "else" ? branch : loop;
+      continue;
+    }
+    if (word == "{") {
+      blocks.push_back(pending == branch);
+      pending = none;
+      continue;
+    }
+    if (pending == branch) ++statement_branches;  // a branch body without braces
+    pending = none;
+    const bool in_branch =
+        statement_branches > 0 || std::find(blocks.begin(), blocks.end(), true) != blocks.end();
+    if (word == "}") {
+      if (!blocks.empty()) blocks.pop_back();
+      if (blocks.empty()) returned = 0;  // the end of a function
+    } else if (word == ";") {
+      statement_branches = 0;
+    } else if (word == "return" && in_branch) {
+      returned = tokens[k].second;
+    } else if ((word == "barrier" || word == "work_group_barrier") && k + 1 < tokens.size() &&
+               tokens[k + 1].first == "(") {
+      const std::string where = "line " + std::to_string(tokens[k].second) + ": ";
+      if (in_branch) {
+        return where +
+               "barrier() inside an if, else or switch: every work-item of a group must "
+               "reach the same barriers, so move it out of the branch";
+      }
+      if (returned > 0) {
+        return where + "barrier() after a return inside a branch (line " +
+               std::to_string(returned) +
+               "): work-items that returned never reach it; let them skip the work instead";
+      }
+    }
+  }
+  return "";
 }
 
 const std::vector<KernelSource>& built_kernel_files() { return kernel_files(); }

@@ -131,6 +131,12 @@ nlohmann::json Report::json() const {
       row["rate"] = r.rate;
       row["unit"] = r.unit;
     }
+    if (r.elements_per_s) row["elements_per_s"] = *r.elements_per_s * 1e9;
+    if (r.end_to_end) {
+      row["end_to_end_s"] = {{"min", r.end_to_end->min},
+                             {"median", r.end_to_end->median},
+                             {"count", r.end_to_end->count}};
+    }
     if (r.percent) {
       row["percent"] = *r.percent;
       row["reference"] = r.reference;
@@ -151,7 +157,7 @@ void Report::print(OutputFormat format, std::ostream& out) const {
   }
   if (format == OutputFormat::csv) {
     out << "lab,device,variant,size,median_s,min_s,reps,rate,unit,percent,reference,speedup,"
-           "status,note,tunables,student_kernels\n";
+           "status,note,tunables,student_kernels,elements_per_s,end_to_end_median_s\n";
     for (const auto& r : results_) {
       out << csv_field(lab_) << ',' << csv_field(device_) << ',' << csv_field(r.variant) << ','
           << csv_field(r.size) << ',' << (r.time ? fixed(r.time->median, 9) : "") << ','
@@ -160,7 +166,9 @@ void Report::print(OutputFormat format, std::ostream& out) const {
           << (r.unit.empty() ? "" : fixed(r.rate, 3)) << ',' << r.unit << ','
           << (r.percent ? fixed(*r.percent, 1) : "") << ',' << csv_field(r.reference) << ','
           << (r.speedup ? fixed(*r.speedup, 3) : "") << ',' << status(r) << ',' << csv_field(r.note)
-          << ',' << csv_field(tunables_text(r)) << ',' << csv_field(student_files()) << "\n";
+          << ',' << csv_field(tunables_text(r)) << ',' << csv_field(student_files()) << ','
+          << (r.elements_per_s ? fixed(*r.elements_per_s * 1e9, 0) : "") << ','
+          << (r.end_to_end ? fixed(r.end_to_end->median, 9) : "") << "\n";
     }
     return;
   }
@@ -176,21 +184,32 @@ void Report::print(OutputFormat format, std::ostream& out) const {
     }
     return;
   }
-  // The human table: one aligned row per result.
-  const bool speedups = std::any_of(results_.begin(), results_.end(),
-                                    [](const Result& r) { return r.speedup.has_value(); });
-  std::vector<std::vector<std::string>> rows = {
-      {"variant", "size", "median", "min", "runs", "rate", "of reference", "status"}};
-  if (speedups) rows.front().insert(rows.front().begin() + 6, "speed-up");
+  // The human table: one aligned row per result; optional columns appear when a row has them.
+  const auto any = [this](auto has) { return std::any_of(results_.begin(), results_.end(), has); };
+  const bool speedups = any([](const Result& r) { return r.speedup.has_value(); });
+  const bool elements = any([](const Result& r) { return r.elements_per_s.has_value(); });
+  const bool end_to_end = any([](const Result& r) { return r.end_to_end.has_value(); });
+  std::vector<std::vector<std::string>> rows = {{"variant", "size", "median", "min", "runs"}};
+  if (end_to_end) rows.front().push_back("end-to-end");
+  rows.front().push_back("rate");
+  if (elements) rows.front().push_back("elements");
+  if (speedups) rows.front().push_back("speed-up");
+  for (const auto& text : {"of reference", "status"}) rows.front().push_back(text);
   for (const auto& r : results_) {
     rows.push_back({r.variant, r.size, r.time ? format_seconds(r.time->median) : "-",
                     r.time ? format_seconds(r.time->min) : "-",
-                    r.time ? std::to_string(r.time->count) : "-", rate_text(r),
-                    r.percent ? fixed(*r.percent, 1) + "% of " + r.reference : "-", status(r)});
-    if (speedups) {
-      rows.back().insert(rows.back().begin() + 6,
-                         r.speedup ? fixed(*r.speedup, *r.speedup < 10 ? 2 : 1) + "x" : "-");
+                    r.time ? std::to_string(r.time->count) : "-"});
+    auto& row = rows.back();
+    if (end_to_end) row.push_back(r.end_to_end ? format_seconds(r.end_to_end->median) : "-");
+    row.push_back(rate_text(r));
+    if (elements) {
+      row.push_back(r.elements_per_s ? fixed(*r.elements_per_s, 2) + " G/s" : "-");
     }
+    if (speedups) {
+      row.push_back(r.speedup ? fixed(*r.speedup, *r.speedup < 10 ? 2 : 1) + "x" : "-");
+    }
+    row.push_back(r.percent ? fixed(*r.percent, 1) + "% of " + r.reference : "-");
+    row.push_back(status(r));
   }
   std::vector<std::size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows) {

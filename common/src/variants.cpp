@@ -270,11 +270,13 @@ PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& ou
     }
   }
   const std::uint64_t local_available = env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-  if (plan.declared_local_bytes > local_available) {
-    throw RuntimeError(plan.signature.name + " needs " +
-                       format_bytes(double(plan.declared_local_bytes)) + " of local memory" +
-                       (plan.tuning.empty() ? "" : " with " + plan.tuning) +
-                       " (its __local arrays), but the device has " +
+  const std::uint64_t declared = plan.declared_local_bytes + plan.limits.dynamic_local_bytes;
+  if (declared > local_available) {
+    throw RuntimeError(plan.signature.name + " needs " + format_bytes(double(declared)) +
+                       " of local memory" + (plan.tuning.empty() ? "" : " with " + plan.tuning) +
+                       (plan.limits.dynamic_local_bytes ? " (its __local arguments and arrays)"
+                                                        : " (its __local arrays)") +
+                       ", but the device has " +
                        format_bytes(double(local_available)) + ": " + plan.limits.local_advice);
   }
   PreparedKernel prepared;

@@ -1,33 +1,22 @@
 // peers.cpp: OpenBLAS and CLBlast SGEMM through dlopen.
 #include "peers.hpp"
 
-#include <dlfcn.h>
+#include "lab/peers.hpp"
 
 #include <iostream>
 
 namespace matmul {
 namespace {
 
-// CBLAS and CLBlast share these enumerator values: row-major 101, no transpose 111.
-constexpr int kRowMajor = 101;
-constexpr int kNoTrans = 111;
+using lab::kNoTrans;
+using lab::kRowMajor;
+using lab::load_symbol;
 
 using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*,
                             int, float, float*, int);
 using ClblastSgemm = int (*)(int, int, int, std::size_t, std::size_t, std::size_t, float, cl_mem,
                              std::size_t, std::size_t, cl_mem, std::size_t, std::size_t, float,
                              cl_mem, std::size_t, std::size_t, cl_command_queue*, cl_event*);
-
-void* load_symbol(const char* library, const char* symbol, std::ostream& out) {
-  void* handle = ::dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    out << "  (" << library << " not found: install it to compare, see the handout)\n";
-    return nullptr;
-  }
-  void* function = ::dlsym(handle, symbol);
-  if (function == nullptr) out << "  (" << library << " has no " << symbol << ")\n";
-  return function;
-}
 
 }  // namespace
 

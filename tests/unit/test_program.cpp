@@ -110,3 +110,50 @@ TEST(Sha256, KnownDigests) {
   EXPECT_EQ(lab::sha256_hex(std::string(1000, 'a')),
             "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
 }
+
+// Barriers some work-items may skip are found in the code as written; the suite's own kernels,
+// whose barriers all sit outside branches, pass.
+TEST(DivergentBarrier, FindsBarriersInBranchesAndAfterEarlyReturns) {
+  EXPECT_EQ(lab::divergent_barrier("__kernel void k(__local float* s) {\n"
+                                   "  for (int i = 0; i < 4; ++i) {\n"
+                                   "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                                   "    if (get_local_id(0) < i) s[0] = 1;\n"
+                                   "  }\n"
+                                   "  // if (x) barrier(CLK_LOCAL_MEM_FENCE);\n"
+                                   "}\n"),
+            "");
+  const std::string in_if = lab::divergent_barrier(
+      "__kernel void k() {\n  if (get_local_id(0) < 4) {\n    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  }\n}\n");
+  EXPECT_EQ(in_if.rfind("line 3: barrier() inside an if", 0), 0u) << in_if;
+  EXPECT_NE(lab::divergent_barrier("__kernel void k() {\n  if (a) x = 1;\n  else\n"
+                                   "    barrier(CLK_LOCAL_MEM_FENCE);\n}\n")
+                .find("line 4"),
+            std::string::npos);
+  EXPECT_EQ(lab::divergent_barrier("__kernel void k() {\n  if (a) x = 1;\n"
+                                   "  barrier(CLK_LOCAL_MEM_FENCE);\n}\n"),
+            "");
+  const std::string early = lab::divergent_barrier(
+      "__kernel void k() {\n  if (get_global_id(0) >= n) return;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n}\n__kernel void j() { barrier(CLK_LOCAL_MEM_FENCE); }\n");
+  EXPECT_NE(early.find("line 3: barrier() after a return inside a branch (line 2)"),
+            std::string::npos)
+      << early;
+  EXPECT_EQ(lab::divergent_barrier("#define SYNC \\\n  if (x) barrier(CLK_LOCAL_MEM_FENCE)\n"
+                                   "__kernel void k() { barrier(CLK_LOCAL_MEM_FENCE); }\n"),
+            "");
+
+  for (const char* file :
+       {"vector_add.cl", "vector_copy.cl", "work_items_record.cl", "matmul_naive_global.cl",
+        "matmul_naive.cl", "matmul_row.cl", "matmul_row_private.cl", "matmul_row_local.cl",
+        "matmul_tiled.cl", "matmul_regtiled.cl", "reduction_single.cl", "reduction_local_single.cl",
+        "reduction_interleaved.cl", "reduction_interleaved_strided.cl", "reduction_sequential.cl",
+        "reduction_first_add.cl", "reduction_multi.cl", "reduction_atomic.cl",
+        "reduction_finish.cl"}) {
+    std::ifstream in(std::string(LAB_SOURCE_KERNEL_DIR) + "/" + file);
+    const std::string source((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+    ASSERT_FALSE(source.empty()) << file;
+    EXPECT_EQ(lab::divergent_barrier(source), "") << file;
+  }
+}

@@ -92,6 +92,13 @@ Program build_program(const Env& env, const Options& options, const std::string&
 // differs and what the file defines instead.
 cl::Kernel make_kernel(const Program& program, const KernelSignature& signature);
 
+// Where `source` (OpenCL C) puts a barrier that some work-items of a group may not reach: inside
+// an if, else or switch, or after a return inside one. "" when it finds none, else "line L: ..."
+// (a sentence). It reads the code as written, so a branch every work-item takes alike is flagged
+// too; the suite's kernels keep their barriers outside branches. Used on students' kernels,
+// because PoCL may give the right answer, hang or crash on such a kernel.
+std::string divergent_barrier(const std::string& source);
+
 // A kernel file this process built, for reports: path, SHA-256 of its contents, and whether it
 // is one of the suite's own files.
 struct KernelSource {

@@ -17,12 +17,17 @@
 namespace lab {
 
 struct Result {
-  std::string variant;                  // e.g. "copy" or "naive"
-  std::string size;                     // e.g. "n=1048576" or "16x16"
-  std::optional<Stats> time;            // kernel time in seconds; absent when nothing was timed
-  std::string clock;                    // "event" or "host": how `time` was measured
-  int warmup = 0;                       // untimed runs before the timed ones (time->count)
-  double rate = 0;                      // GB/s or GFLOP/s from the median time
+  std::string variant;        // e.g. "copy" or "naive"
+  std::string size;           // e.g. "n=1048576" or "16x16"
+  std::optional<Stats> time;  // kernel time in seconds; absent when nothing was timed
+  std::string clock;          // "event" or "host": how `time` was measured
+  int warmup = 0;             // untimed runs before the timed ones (time->count)
+  double rate = 0;            // GB/s or GFLOP/s from the median time
+  // G elements/s from the median time, where it means something (JSON and CSV: elements/s).
+  std::optional<double> elements_per_s;
+  // Host-clock time from the first command to the result on the host (read-back included), where
+  // it differs from `time`.
+  std::optional<Stats> end_to_end;
   std::string unit;                     // "GB/s", "GFLOP/s" or "" when there is no rate
   std::optional<double> percent;        // rate as a percentage of `reference`
   std::string reference;                // what percent compares against, e.g. "copy 2930 GB/s"

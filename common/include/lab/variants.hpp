@@ -101,8 +101,12 @@ struct NDRangePlan {
   std::vector<std::uint64_t> local;
 };
 
+// What a row carries beyond the shared columns: nothing, unless a family needs more (reduction's
+// partial sums and chain of additions).
+struct NoExtra {};
+
 // One row of a family's table. Size is the family's problem size (matmul's M, N, K; a length).
-template <typename Size>
+template <typename Size, typename Extra = NoExtra>
 struct Variant {
   std::string name;
   std::string summary;      // one line for --help
@@ -125,6 +129,9 @@ struct Variant {
   // compiled kernel's CL_KERNEL_LOCAL_MEM_SIZE is checked after, and a unit test keeps the two
   // equal.
   std::function<std::uint64_t(const Tuning&, std::size_t element)> local_bytes;
+  // Bytes of the __local kernel arguments the host passes (none when empty).
+  std::function<std::uint64_t(const Tuning&, std::size_t element)> dynamic_local_bytes;
+  Extra extra;  // the family's own columns
 };
 
 // "--variant fastest: matmul has no such variant; choose sequential, naive, ... or all".
@@ -132,11 +139,11 @@ std::string unknown_variant(const std::string& family, const std::string& name,
                             const std::vector<std::string>& names);
 
 // A family: its tunables, variants and work model.
-template <typename Size>
+template <typename Size, typename Extra = NoExtra>
 struct Family {
   std::string name;
   std::vector<Tunable> tunables;
-  std::vector<Variant<Size>> variants;
+  std::vector<Variant<Size, Extra>> variants;
   std::function<Work(const Size&)> work;
 
   std::vector<std::string> names() const {
@@ -145,7 +152,7 @@ struct Family {
     return list;
   }
   // The row named `name`; throws UsageError listing the table's names.
-  const Variant<Size>& variant(const std::string& name) const {
+  const Variant<Size, Extra>& variant(const std::string& name) const {
     for (const auto& v : variants) {
       if (v.name == name) return v;
     }
@@ -156,8 +163,8 @@ struct Family {
 // --variant's help: "naive (one element per work-item), ..., or all".
 std::string variant_help(const std::vector<std::pair<std::string, std::string>>& rows);
 
-template <typename Size>
-std::string variant_help(const Family<Size>& family) {
+template <typename Size, typename Extra>
+std::string variant_help(const Family<Size, Extra>& family) {
   std::vector<std::pair<std::string, std::string>> rows;
   for (const auto& v : family.variants) rows.emplace_back(v.name, v.summary);
   return variant_help(rows);
@@ -201,11 +208,12 @@ PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& ou
 
 // The same from a family's row: `fixed` are the family's own defines (the element type), and
 // `signature` the arguments the family passes (its name is the row's kernel_name).
-template <typename Size>
+template <typename Size, typename Extra>
 PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
-                              const Family<Size>& family, const Variant<Size>& variant,
-                              const Size& size, const Tuning& tuning, Defines fixed,
-                              KernelSignature signature, std::size_t element) {
+                              const Family<Size, Extra>& family,
+                              const Variant<Size, Extra>& variant, const Size& size,
+                              const Tuning& tuning, Defines fixed, KernelSignature signature,
+                              std::size_t element) {
   if (variant.fits) {
     const std::string why = variant.fits(size, tuning);
     if (!why.empty()) throw UsageError(why);
@@ -225,6 +233,8 @@ PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& ou
   plan.range = variant.plan(size, tuning);
   plan.limits.private_bytes = variant.private_bytes ? variant.private_bytes(tuning, element) : 0;
   plan.declared_local_bytes = variant.local_bytes ? variant.local_bytes(tuning, element) : 0;
+  plan.limits.dynamic_local_bytes =
+      variant.dynamic_local_bytes ? variant.dynamic_local_bytes(tuning, element) : 0;
   plan.limits.group_advice =
       limit_advice(family.tunables, variant.tunables, kGrowsGroup, "choose a smaller local size");
   plan.limits.local_advice =

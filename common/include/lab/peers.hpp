@@ -1,0 +1,17 @@
+// peers.hpp: libraries a lab compares itself with in the same run (OpenBLAS on the host, CLBlast
+// on the OpenCL device), loaded with dlopen when installed, so a lab needs only libOpenCL.
+#pragma once
+
+#include <iosfwd>
+
+namespace lab {
+
+// `symbol` from `library` (e.g. "libopenblas.so.0", "cblas_sdot"), or nullptr with a note to
+// `out` saying the library is missing or lacks the symbol.
+void* load_symbol(const char* library, const char* symbol, std::ostream& out);
+
+// CBLAS and CLBlast share these enumerator values.
+constexpr int kRowMajor = 101;
+constexpr int kNoTrans = 111;
+
+}  // namespace lab

@@ -1,0 +1,29 @@
+// reduction_first_add.cl: the fourth attempt (sumGPU4). Half as many work-items: each adds two
+// elements, i and i + G (G the global size), while it loads them, so no work-item idles during
+// the first step; then the sequential-addressing tree.
+// Indices: i and i + G the elements this work-item loads (0 past n); t its place in the group.
+#ifndef REAL
+#define REAL float  // element type: float or int
+#endif
+#ifndef DOT
+#define DOT 0  // 1: reduce x[i] * y[i] (a dot product); 0: reduce x[i] (a sum)
+#endif
+#if DOT
+#define TERM(i) (x[i] * y[i])
+#else
+#define TERM(i) (x[i])
+#endif
+
+__kernel void reduction_first_add(const ulong n, __global const REAL* x, __global const REAL* y,
+                                  __global REAL* partial, __local REAL* scratch) {
+  const size_t i = get_global_id(0);
+  const size_t G = get_global_size(0);
+  const uint t = get_local_id(0);
+  const uint L = get_local_size(0);  // a power of two (kept in a variable: see the handout)
+  scratch[t] = (i < n ? TERM(i) : 0) + (i + G < n ? TERM(i + G) : 0);
+  for (uint stride = L / 2; stride > 0; stride /= 2) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t < stride) scratch[t] += scratch[t + stride];
+  }
+  if (t == 0) partial[get_group_id(0)] = scratch[0];
+}

@@ -1,0 +1,63 @@
+// reduction_multi.cl: fewer work-items than elements. Each work-item first adds up vectors of VW
+// elements at i, i + G, i + 2G, ... (G the global size, in vectors) in a private vector: in every
+// step neighbouring work-items read neighbouring vectors (coalesced on a GPU), a CPU adds VW
+// lanes per instruction, and nothing waits on a barrier. Then the lanes are added, the n % VW
+// elements left over are shared out the same way, and one sequential-addressing tree per group.
+// The host launches a few work-groups per compute unit (GROUPS), so each work-item handles about
+// n / (GROUPS * LOCAL) elements.
+// Indices: v walks this work-item's vectors; t its place in the group; L the group's size.
+#ifndef REAL
+#define REAL float  // element type: float or int
+#endif
+#ifndef DOT
+#define DOT 0  // 1: reduce x[i] * y[i] (a dot product); 0: reduce x[i] (a sum)
+#endif
+#ifndef VW
+#define VW 4  // elements per vector load: 1, 2, 4, 8 or 16
+#endif
+#if VW != 1 && VW != 2 && VW != 4 && VW != 8 && VW != 16
+#error "VW must be 1, 2, 4, 8 or 16: the widths of OpenCL's vector types"
+#endif
+#define CAT(a, b) a##b
+#define XCAT(a, b) CAT(a, b)
+#if VW == 1
+#define REALV REAL
+#define LOADV(p, v) ((p)[v])
+#else
+#define REALV XCAT(REAL, VW)
+#define LOADV(p, v) XCAT(vload, VW)(v, p)
+#endif
+#if DOT
+#define TERM(i) (x[i] * y[i])
+#define TERMV(v) (LOADV(x, v) * LOADV(y, v))
+#else
+#define TERM(i) (x[i])
+#define TERMV(v) LOADV(x, v)
+#endif
+
+__kernel void reduction_multi(const ulong n, __global const REAL* x, __global const REAL* y,
+                              __global REAL* partial, __local REAL* scratch) {
+  const uint t = get_local_id(0);
+  const uint L = get_local_size(0);  // a power of two (kept in a variable: see the handout)
+  const size_t vectors = n / VW;
+  REALV acc = 0;
+  // EXERCISE(multi_accumulate): add this work-item's vectors v, v + G, v + 2G, ... into acc
+  for (size_t v = get_global_id(0); v < vectors; v += get_global_size(0)) acc += TERMV(v);
+  // END EXERCISE
+#if VW == 1
+  REAL sum = acc;
+#else
+  REAL lanes[VW];
+  XCAT(vstore, VW)(acc, 0, lanes);
+  REAL sum = 0;
+  for (int k = 0; k < VW; ++k) sum += lanes[k];
+#endif
+  // The elements past the last whole vector (fewer than VW), shared out the same way.
+  for (size_t i = vectors * VW + get_global_id(0); i < n; i += get_global_size(0)) sum += TERM(i);
+  scratch[t] = sum;
+  for (uint stride = L / 2; stride > 0; stride /= 2) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t < stride) scratch[t] += scratch[t + stride];
+  }
+  if (t == 0) partial[get_group_id(0)] = scratch[0];
+}

@@ -1,0 +1,199 @@
+// family.cpp: the reduction table.
+#include "family.hpp"
+
+namespace reduction {
+namespace {
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+std::uint64_t at(const lab::Tuning& t, const char* name) {
+  return static_cast<std::uint64_t>(t[name]);
+}
+std::uint64_t log2_of(std::uint64_t power) {
+  std::uint64_t bits = 0;
+  while ((std::uint64_t{1} << bits) < power) ++bits;
+  return bits;
+}
+bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// A tree halves the work-group at every step: its size (the tunable `name`) must be a power of two.
+std::function<std::string(const Length&, const lab::Tuning&)> needs_power_of_two(
+    const std::string& variant, const std::string& name, const std::string& option) {
+  return [variant, name, option](const Length&, const lab::Tuning& t) -> std::string {
+    const std::uint64_t l = at(t, name.c_str());
+    if (is_power_of_two(l)) return "";
+    std::uint64_t below = 1;
+    while (below * 2 < l) below *= 2;
+    return variant + " halves its work-group at every step of its tree, so " + name +
+           " must be a power of two, and " + option + " " + std::to_string(l) + " is not: choose " +
+           std::to_string(below) + " or " + std::to_string(below * 2) +
+           " (1, 2, 4, ... up to the device's limit)";
+  };
+}
+
+Variant row(const char* name, const char* summary, bool tree) {
+  Variant v;
+  v.name = name;
+  v.summary = summary;
+  v.kernel_file = std::string("reduction_") + name + ".cl";
+  v.kernel_name = std::string("reduction_") + name;
+  v.tunables = {"LOCAL"};
+  v.extra.scratch = true;
+  v.extra.tree = tree;
+  // One element per work-item, a group per LOCAL elements.
+  v.plan = [](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
+    return {{lab::round_up(n, at(t, "LOCAL"))}, {at(t, "LOCAL")}};
+  };
+  v.covers = [](const Length& n, const lab::Tuning& t) -> std::vector<std::uint64_t> {
+    return {lab::round_up(n, at(t, "LOCAL"))};
+  };
+  v.extra.groups = [](Length n, const lab::Tuning& t) { return ceil_div(n, at(t, "LOCAL")); };
+  v.extra.chain = [](Length, const lab::Tuning& t) { return log2_of(at(t, "LOCAL")); };
+  v.dynamic_local_bytes = [](const lab::Tuning& t, std::size_t element) {
+    return at(t, "LOCAL") * element;
+  };
+  if (tree) v.fits = needs_power_of_two(name, "LOCAL", "--local");
+  return v;
+}
+
+Family make_family() {
+  Family f;
+  f.name = "reduction";
+  lab::Tunable local;
+  local.name = "LOCAL";
+  local.option = "--local";
+  local.meaning = "Work-group size (a power of two for the tree variants)";
+  local.max = 65536;
+  local.candidates = {32, 64, 128, 256, 512, 1024};
+  local.define = false;
+  local.grows = lab::kGrowsGroup | lab::kGrowsLocal;
+  lab::Tunable groups = local;
+  groups.name = "GROUPS";
+  groups.option = "--groups";
+  groups.meaning = "multi, atomic: work-groups, each work-item adding n / (GROUPS*LOCAL) elements";
+  groups.max = std::int64_t{1} << 24;
+  groups.candidates = {16, 64, 256, 1024, 4096};
+  groups.grows = lab::kGrowsNothing;
+  lab::Tunable multi_local = local;
+  multi_local.name = "MULTI_LOCAL";
+  multi_local.option = "--multi-local";
+  multi_local.meaning = "multi, atomic: work-group size (a power of two; 1 suits a CPU)";
+  multi_local.candidates = {1, 4, 16, 64, 128, 256, 512};
+  lab::Tunable width = groups;
+  width.name = "VW";
+  width.option = "--vector-width";
+  width.meaning = "multi: elements per vector load (1, 2, 4, 8 or 16)";
+  width.max = 16;
+  width.candidates = {1, 2, 4, 8, 16};
+  width.define = true;
+  f.tunables = {local, multi_local, groups, width};
+
+  // Bytes counted: every term read once (x, and y for a dot product); set by the lab per --op.
+  f.variants.reserve(8);
+  Variant single = row("single", "one work-item adds its group's elements (sumGPU1)", false);
+  single.extra.scratch = false;
+  single.dynamic_local_bytes = nullptr;
+  single.extra.chain = [](Length, const lab::Tuning& t) { return at(t, "LOCAL"); };
+  f.variants.push_back(single);
+
+  Variant local_single =
+      row("local_single", "the same from a copy in local memory (sumGPU2)", false);
+  local_single.extra.chain = [](Length, const lab::Tuning& t) { return at(t, "LOCAL"); };
+  f.variants.push_back(local_single);
+
+  f.variants.push_back(
+      row("interleaved", "seed 001's mask/offset tree: scattered busy work-items", true));
+  f.variants.push_back(row("interleaved_strided",
+                           "the same tree with the first work-items busy: bank conflicts", true));
+  f.variants.push_back(row("sequential", "halving stride, sequential addressing (sumGPU3)", true));
+
+  Variant first_add = row("first_add", "two elements added while loading (sumGPU4)", true);
+  first_add.plan = [](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
+    return {{lab::round_up(ceil_div(n, 2), at(t, "LOCAL"))}, {at(t, "LOCAL")}};
+  };
+  first_add.covers = [](const Length& n, const lab::Tuning& t) -> std::vector<std::uint64_t> {
+    return {2 * lab::round_up(ceil_div(n, 2), at(t, "LOCAL"))};
+  };
+  first_add.extra.groups = [](Length n, const lab::Tuning& t) {
+    return ceil_div(ceil_div(n, 2), at(t, "LOCAL"));
+  };
+  first_add.extra.chain = [](Length, const lab::Tuning& t) { return 1 + log2_of(at(t, "LOCAL")); };
+  f.variants.push_back(first_add);
+
+  // multi and atomic: GROUPS groups of MULTI_LOCAL work-items, each adding n / (GROUPS*MULTI_LOCAL)
+  // elements; multi in vectors of VW.
+  for (const char* name : {"multi", "atomic"}) {
+    const bool atomic = name == std::string("atomic");
+    Variant v = row(name,
+                    atomic ? "multi's groups add their sums to one total with atomic_add (int)"
+                           : "many elements per work-item (coalesced vectors), then one tree",
+                    true);
+    v.tunables = atomic ? std::vector<std::string>{"MULTI_LOCAL", "GROUPS"}
+                        : std::vector<std::string>{"MULTI_LOCAL", "GROUPS", "VW"};
+    // Never more groups than there are vectors to share out.
+    const auto used = [atomic](Length n, const lab::Tuning& t) {
+      const std::uint64_t width = atomic ? 1 : at(t, "VW");
+      return std::min(at(t, "GROUPS"), ceil_div(ceil_div(n, width), at(t, "MULTI_LOCAL")));
+    };
+    v.plan = [used](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
+      return {{used(n, t) * at(t, "MULTI_LOCAL")}, {at(t, "MULTI_LOCAL")}};
+    };
+    v.covers = [](const Length& n, const lab::Tuning&) -> std::vector<std::uint64_t> {
+      return {n};
+    };
+    v.extra.groups = [atomic, used](Length n, const lab::Tuning& t) -> std::uint64_t {
+      return atomic ? 1 : used(n, t);
+    };
+    // Each lane adds about n / (items * VW) terms, then the lanes, the left-overs and the tree.
+    v.extra.chain = [atomic, used](Length n, const lab::Tuning& t) -> std::uint64_t {
+      const std::uint64_t width = atomic ? 1 : at(t, "VW");
+      const std::uint64_t items = used(n, t) * at(t, "MULTI_LOCAL");
+      return ceil_div(n, items * width) + width + 1 + log2_of(at(t, "MULTI_LOCAL"));
+    };
+    v.dynamic_local_bytes = [](const lab::Tuning& t, std::size_t element) {
+      return at(t, "MULTI_LOCAL") * element;
+    };
+    v.extra.local = "MULTI_LOCAL";
+    v.fits = needs_power_of_two(name, "MULTI_LOCAL", "--multi-local");
+    v.extra.int_only = v.extra.one_pass = atomic;
+    f.variants.push_back(v);
+  }
+  return f;
+}
+
+}  // namespace
+
+const Family& family() {
+  static const Family table = make_family();
+  return table;
+}
+
+lab::Tuning default_tuning(const cl::Device& device) {
+  const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+  const std::int64_t units = device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+  if (gpu) {
+    return lab::Tuning().with(
+        {{"LOCAL", 256}, {"MULTI_LOCAL", 256}, {"GROUPS", units * 8}, {"VW", 4}});
+  }
+  // A CPU: PoCL runs a group's work-items one after another on one core, so multi wants one
+  // long work-item per core, adding vectors as wide as the SIMD unit.
+  const std::int64_t width = device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>();
+  return lab::Tuning().with({{"LOCAL", 256},
+                             {"MULTI_LOCAL", 1},
+                             {"GROUPS", units},
+                             {"VW", std::clamp<std::int64_t>(width, 1, 16)}});
+}
+
+std::string powers_of_two(std::uint64_t limit) {
+  std::string text;
+  int shown = 0;
+  for (std::uint64_t p = 1; p <= limit; p *= 2, ++shown) {
+    if (shown < 3 || p * 2 > limit) {
+      text += (text.empty() ? "" : ", ") + std::to_string(p);
+    } else if (shown == 3) {
+      text += ", ...";
+    }
+  }
+  return text;
+}
+
+}  // namespace reduction

@@ -1,0 +1,358 @@
+// reduction: sum x or the dot product x·y, from one work-item per group (the lecture's first
+// attempt) to many elements per work-item and one tree, each variant checked against a double
+// reference within the rounding bound of its own summation tree and timed from events.
+#include "family.hpp"
+#include "peers.hpp"
+
+#include "lab/lab.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <type_traits>
+
+namespace {
+
+struct Settings {
+  std::uint64_t n = std::uint64_t{1} << 24;
+  std::string op = "sum";
+  std::string dtype = "float";
+  std::string variant = "all";
+  std::string finish = "host";
+  bool peers = false;
+};
+
+// The kernel every row launches: (ulong n, global REAL* x, y, partial[, local REAL* scratch]).
+lab::KernelSignature signature(const reduction::Variant& v, const std::string& real) {
+  lab::KernelSignature s{"",
+                         {{"", "ulong", "n"},
+                          {"global", real + "*", "x"},
+                          {"global", real + "*", "y"},
+                          {"global", real + "*", v.extra.one_pass ? "total" : "partial"}}};
+  if (v.extra.scratch) s.args.push_back({"local", real + "*", "scratch"});
+  return s;
+}
+
+// The finish on the device: one group of FINISH work-items adds up the partial sums.
+struct Finisher {
+  cl::Kernel kernel;
+  std::uint64_t local = 0;  // a power of two
+};
+
+Finisher make_finisher(lab::Env& env, const lab::Options& opt, const std::string& real,
+                       std::size_t element, std::ostream& out) {
+  const lab::Program program =
+      lab::build_program(env, opt, "reduction_finish.cl", {{"REAL", real, "--dtype"}}, out, false);
+  Finisher f;
+  f.kernel = lab::make_kernel(program, {"reduction_finish",
+                                        {{"", "ulong", "count"},
+                                         {"global", real + "*", "partial"},
+                                         {"global", real + "*", "result"},
+                                         {"local", real + "*", "scratch"}}});
+  const std::uint64_t limit = std::min<std::uint64_t>(
+      {256, f.kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(env.device),
+       env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>() / element});
+  for (f.local = 1; f.local * 2 <= limit;) f.local *= 2;
+  return f;
+}
+
+// gamma_h = h u / (1 - h u): the worst-case relative rounding of a chain of h operations in
+// float (u = 2^-24); infinite when h u >= 1.
+double gamma(std::uint64_t h) {
+  const double hu = double(h) * std::ldexp(1.0, -24);
+  return hu < 1 ? hu / (1 - hu) : std::numeric_limits<double>::infinity();
+}
+
+std::uint64_t log2_ceil(std::uint64_t v) {
+  std::uint64_t bits = 0;
+  while ((std::uint64_t{1} << bits) < v) ++bits;
+  return bits;
+}
+
+template <typename T>
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuning) {
+  const auto& opt = cli.options();
+  const reduction::Family& family = reduction::family();
+  const bool is_float = std::is_floating_point_v<T>;
+  const bool dot = s.op == "dot";
+  const std::string real = is_float ? "float" : "int";
+  const std::uint64_t n = s.n;
+
+  // 3. Host data, the reference in double (exact for int), and the plain float loop
+  //    Floats are uniform in [0, 1), so a long float sum loses digits; ints lie in [-R, R] with R
+  //    small enough that no partial sum can overflow 32 bits.
+  const double int_limit = double(std::numeric_limits<std::int32_t>::max());
+  const int range = static_cast<int>(std::min(
+      9.0, dot ? std::floor(std::sqrt(int_limit / double(n))) : std::floor(int_limit / double(n))));
+  if (!is_float && range < 1) {
+    throw lab::UsageError("an int " + s.op + " of " + std::to_string(n) +
+                          " elements could overflow 32 bits: use --dtype float or a smaller -n");
+  }
+  lab::HostVector<T> x, y;
+  if constexpr (std::is_floating_point_v<T>) {
+    x = lab::random_vector<T>(n, lab::derive_seed(opt.seed, 0), 0, 1);
+    y = lab::random_vector<T>(n, lab::derive_seed(opt.seed, 1), 0, 1);
+  } else {
+    x = lab::random_vector<T>(n, lab::derive_seed(opt.seed, 0), -range, range);
+    y = lab::random_vector<T>(n, lab::derive_seed(opt.seed, 1), -range, range);
+  }
+  const auto term = [&](std::uint64_t i) {
+    return dot ? double(x[i]) * double(y[i]) : double(x[i]);
+  };
+  double reference = 0, magnitude = 0;  // sum of the terms and of their absolute values
+  T host_loop = 0;                      // the lecture's sumCPU, in the element type
+  for (std::uint64_t i = 0; i < n; ++i) {
+    reference += term(i);
+    magnitude += std::fabs(term(i));
+    host_loop += dot ? T(x[i] * y[i]) : x[i];
+  }
+  const double product = dot && is_float ? 1 : 0;  // a float product rounds once more
+  const double host_error = std::fabs(double(host_loop) - reference);
+  const double host_bound = is_float ? gamma(n - 1 + std::uint64_t(product)) * magnitude : 0;
+  cli.out() << (dot ? "x·y" : "sum x") << ", n = " << n << ", " << real << "; reference "
+            << reference << " (double" << (is_float ? "" : ", exact") << ")\n";
+  if (is_float) {
+    cli.out() << "Sequential float loop on the host: error " << host_error << " (its bound "
+              << host_bound << " = gamma_" << (n - 1 + std::uint64_t(product))
+              << " * sum |terms|)\n";
+  }
+
+  // 4. Buffers: x and y copied once; the partial sums and the total start as the sentinel
+  std::vector<const reduction::Variant*> variants;
+  for (const auto& v : family.variants) {
+    if (s.variant != "all" && s.variant != v.name) continue;
+    if (v.extra.int_only && is_float) {
+      const std::string why =
+          v.name +
+          " adds each group's sum with atomic_add, which OpenCL 1.2 has for 32-bit "
+          "integers only: a float total needs a compare-and-swap loop, and its order of "
+          "additions (so its rounding) would change from run to run";
+      if (s.variant != "all") throw lab::UsageError(why + ": use --dtype int");
+      cli.out() << "  (skipped " << why << ")\n";
+      continue;
+    }
+    variants.push_back(&v);
+  }
+  std::uint64_t reach = 0, max_groups = 1;
+  for (const auto* v : variants) {
+    reach = std::max(reach, v->covers(n, tuning)[0] - n);
+    max_groups = std::max(max_groups, v->extra.groups(n, tuning));
+  }
+  lab::GuardedBuffer<T> x_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, reach, x.data());
+  lab::GuardedBuffer<T> y_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, reach, y.data());
+  lab::GuardedBuffer<T> partial(env, lab::BufferMode::write, CL_MEM_READ_WRITE, max_groups, 0);
+  lab::GuardedBuffer<T> result(env, lab::BufferMode::write, CL_MEM_READ_WRITE, 1, 0);
+  const cl::Buffer& second = dot ? y_buf.buffer() : x_buf.buffer();  // a sum reads x only
+  const lab::Defines defines = {{"REAL", real, "--dtype"}, {"DOT", dot ? "1" : "0", "--op"}};
+  const bool device_finish = s.finish == "device";
+  Finisher finisher;
+  if (device_finish) finisher = make_finisher(env, opt, real, sizeof(T), cli.out());
+  const double bytes = double(n) * sizeof(T) * (dot ? 2 : 1);
+
+  // 5-7. Build, run and verify each variant through one path
+  std::vector<lab::Result> rows;
+  const std::uint64_t device_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  const std::uint64_t local_fit = env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>() / sizeof(T);
+  for (const auto* v : variants) {
+    const std::string why = v->fits ? v->fits(n, tuning) : "";
+    if (!why.empty() && variants.size() > 1) {
+      cli.out() << "  (skipped " << why << ")\n";
+      continue;
+    }
+    const std::uint64_t local = static_cast<std::uint64_t>(tuning[v->extra.local]);
+    const std::uint64_t allowed = std::min(device_max, v->extra.scratch ? local_fit : device_max);
+    if (v->extra.tree && local > allowed) {
+      throw lab::RuntimeError(
+          v->name + " would use work-groups of " + std::to_string(local) +
+          " work-items with a local array of as many elements, more than this device allows: " +
+          v->extra.local + " can be " + reduction::powers_of_two(allowed) +
+          " here (CL_DEVICE_MAX_WORK_GROUP_SIZE " + std::to_string(device_max) +
+          ", CL_DEVICE_LOCAL_MEM_SIZE " + lab::format_bytes(double(local_fit * sizeof(T))) + ")");
+    }
+    const lab::PreparedKernel prepared = lab::prepare_kernel(
+        env, opt, cli.out(), family, *v, n, tuning, defines, signature(*v, real), sizeof(T));
+    cl::Kernel kernel = prepared.kernel;
+    const std::uint64_t groups = v->extra.groups(n, tuning);
+    kernel.setArg(0, cl_ulong(n));
+    kernel.setArg(1, x_buf.buffer());
+    kernel.setArg(2, second);
+    kernel.setArg(3, v->extra.one_pass ? result.buffer() : partial.buffer());
+    if (v->extra.scratch) kernel.setArg(4, cl::Local(local * sizeof(T)));
+    const cl::NDRange global = lab::to_ndrange(prepared.range.global);
+    const cl::NDRange group = lab::to_ndrange(prepared.range.local);
+
+    partial.reset(env.queue);
+    result.reset(env.queue);
+    const auto launch = [&] {
+      if (v->extra.one_pass) {
+        env.queue.enqueueFillBuffer(result.buffer(), T(0), 0, sizeof(T));
+      }
+      cl::Event event;
+      env.queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, group, nullptr, &event);
+      return event;
+    };
+    // The whole reduction, as a program would run it: the kernel, the finish on the device or
+    // on the host (the lecture's loop over the partial sums), and the total on the host.
+    T total = 0;
+    lab::HostVector<T> partials(groups);
+    const auto end_to_end = [&] {
+      launch();
+      if (v->extra.one_pass || device_finish) {
+        if (!v->extra.one_pass) {
+          finisher.kernel.setArg(0, cl_ulong(groups));
+          finisher.kernel.setArg(1, partial.buffer());
+          finisher.kernel.setArg(2, result.buffer());
+          finisher.kernel.setArg(3, cl::Local(finisher.local * sizeof(T)));
+          env.queue.enqueueNDRangeKernel(finisher.kernel, cl::NullRange,
+                                         cl::NDRange(finisher.local), cl::NDRange(finisher.local));
+        }
+        env.queue.enqueueReadBuffer(result.buffer(), CL_TRUE, 0, sizeof(T), &total);
+        return;
+      }
+      env.queue.enqueueReadBuffer(partial.buffer(), CL_TRUE, 0, groups * sizeof(T),
+                                  partials.data());
+      total = 0;
+      for (std::uint64_t g = 0; g < groups; ++g) total += partials[g];
+    };
+    const lab::Timing timing = lab::time_launches(opt, launch, cli.out());
+    const lab::Timing whole = lab::time_on_host(opt, end_to_end);
+
+    // The rounding bound of this variant's own summation tree: the kernel's chain, the finish's,
+    // and the product's rounding for a float dot product.
+    const std::uint64_t finish_chain =
+        v->extra.one_pass ? 0
+        : device_finish ? (groups + finisher.local - 1) / finisher.local + log2_ceil(finisher.local)
+                        : groups - 1;
+    const std::uint64_t height = v->extra.chain(n, tuning) + finish_chain + std::uint64_t(product);
+    const double allowed_error = is_float ? gamma(height) * magnitude : 0;
+    const lab::CheckResult check = lab::compare_each(
+        &total, &reference, 1, [&](std::size_t) { return allowed_error; }, std::cerr,
+        "total (" + v->name + ")");
+    const lab::GuardCheck guard = partial.check_guards(env.queue);
+    const std::string outside = lab::describe_guard_writes(
+        guard, "the partial sums", "each group writes one partial sum, partial[group id]");
+    if (!outside.empty()) std::cerr << "reduction: " << outside << "\n";
+
+    lab::Result row;
+    row.variant = v->name;
+    row.size = "n=" + std::to_string(n);
+    lab::set_timing(row, timing);
+    row.end_to_end = whole.time;
+    row.rate = lab::gigabytes_per_second(bytes, timing.time.median);
+    row.unit = "GB/s";
+    row.elements_per_s = double(n) / timing.time.median / 1e9;
+    row.tunables = tuning.values(v->tunables);
+    row.out_of_bounds = guard.total();
+    lab::set_check(row, check);
+    if (is_float) {
+      char text[120];
+      std::snprintf(text, sizeof text, "error %.3g (allowed %.3g, tree height %llu)",
+                    std::fabs(double(total) - reference), allowed_error,
+                    static_cast<unsigned long long>(height));
+      row.note = text;
+    }
+    rows.push_back(row);
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (s.peers) {
+      const double any_order = gamma(n + std::uint64_t(product)) * magnitude;
+      for (auto peer : {reduction::run_openblas(x, y, dot, opt, cli.out()),
+                        reduction::run_clblast(env, x_buf.buffer(), y_buf.buffer(), result.buffer(),
+                                               n, dot, opt, cli.out())}) {
+        if (!peer) continue;
+        const lab::CheckResult check = lab::compare_each(
+            &peer->total, &reference, 1, [&](std::size_t) { return any_order; }, std::cerr,
+            "total (" + peer->name + ")");
+        lab::Result row;
+        row.variant = peer->name;
+        row.size = "n=" + std::to_string(n);
+        lab::set_timing(row, peer->timing);
+        row.rate = lab::gigabytes_per_second(bytes, peer->timing.time.median);
+        row.unit = "GB/s";
+        row.elements_per_s = double(n) / peer->timing.time.median / 1e9;
+        lab::set_check(row, check);
+        char text[120];
+        std::snprintf(text, sizeof text, "error %.3g (allowed %.3g, any order)",
+                      std::fabs(double(peer->total) - reference), any_order);
+        row.note = peer->note + (peer->note.empty() ? "" : "; ") + text;
+        rows.push_back(row);
+      }
+    }
+  }
+
+  // 8. Report: GB/s of terms read, against the copy kernel; speed-up over single
+  const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
+  const auto single = std::find_if(rows.begin(), rows.end(),
+                                   [](const lab::Result& r) { return r.variant == "single"; });
+  const double single_rate = single != rows.end() ? single->rate : 0.0;
+  lab::Report report("reduction", env.device_name());
+  for (auto& row : rows) {
+    if (single_rate > 0) row.speedup = row.rate / single_rate;
+    if (copy.measurable) {
+      row.percent = 100.0 * row.rate / copy.rate;
+      row.reference =
+          "copy kernel " + std::to_string(static_cast<long>(std::lround(copy.rate))) + " GB/s";
+    } else {
+      row.note += (row.note.empty() ? "" : "; ") + copy.why_not_measurable;
+    }
+    row.passed = row.passed && copy.passed;
+    report.add(row);
+  }
+  report.details()["n"] = n;
+  report.details()["op"] = s.op;
+  report.details()["dtype"] = s.dtype;
+  report.details()["finish"] = s.finish;
+  report.details()["reference"] = reference;
+  report.details()["sum_of_absolute_terms"] = magnitude;
+  report.details()["tolerance"] =
+      is_float ? "gamma_h * sum |terms|, gamma_h = h u / (1 - h u), u = 2^-24, h the height of the "
+                 "variant's summation tree (its kernel, the finish, and the product for dot)"
+               : "exact";
+  if (is_float) {
+    report.details()["host_float_loop"] = {
+        {"total", host_loop}, {"error", host_error}, {"bound", host_bound}};
+  } else {
+    report.details()["int_range"] = range;
+  }
+  report.details()["copy"] = copy.details;
+  report.print(cli.format(), std::cout);
+  return report.exit_code();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return lab::run_main(
+      argc, argv, "reduction", "sum or dot product, from one work-item per group to memory speed",
+      [](lab::Cli& cli) {
+        // 1. Options
+        const reduction::Family& family = reduction::family();
+        Settings s;
+        cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
+        cli.add_choice("--op", s.op, "sum: x[0] + x[1] + ...; dot: x[0]*y[0] + x[1]*y[1] + ...",
+                       {"sum", "dot"});
+        cli.add_choice("--dtype", s.dtype, "Element type: float or int (exact)", {"float", "int"});
+        std::vector<std::string> choices = family.names();
+        choices.push_back("all");
+        cli.add_choice("--variant", s.variant, lab::variant_help(family), choices);
+        cli.add_choice("--finish", s.finish,
+                       "Who adds the per-group partial sums: the host (as in the lecture) or a "
+                       "second kernel on the device",
+                       {"host", "device"});
+        lab::TunableOptions tunable_options(cli, family.tunables);
+        cli.add_flag("--peers", s.peers,
+                     "Also time OpenBLAS (host) and CLBlast (device) sdot/ssum, when installed");
+        cli.parse();
+        tunable_options.check();
+        const auto& opt = cli.options();
+        if (!opt.kernel_file.empty() && s.variant == "all") {
+          throw lab::UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
+        }
+
+        // 2. Device, and the tunables shaped for it
+        lab::Env env = lab::open_device(opt, cli.out());
+        const lab::Tuning tuning = tunable_options.apply(reduction::default_tuning(env.device));
+        lab::check_memory(env, s.n * 4, 2, 4, "-n");  // x and y (+ copy), host x, y, ...
+        return s.dtype == "int" ? run<int>(cli, env, s, tuning) : run<float>(cli, env, s, tuning);
+      });
+}
