@@ -1,8 +1,14 @@
-"""plot_sweep.py: GFLOP/s against N, one line per variant, from matmul's --csv output.
+"""plot_sweep.py: a lab's rate against its size, one line per variant, from a sweep's CSV.
 
 Usage: plot_sweep.py SWEEP.csv OUT.png
+
+The CSV is the labs' --csv output (scripts/sweep.sh writes it). The x axis is N from the size
+column ("N=1024", or "M=.. N=.. K=..") or else n ("n=1048576"). The left panel is the rate in its
+unit; a second panel shows G elements/s when the CSV has an elements_per_s column with values.
+When the reference column names the copy kernel's bandwidth, it is drawn as a dashed line.
 """
 import csv
+import re
 import sys
 from collections import defaultdict
 
@@ -11,31 +17,105 @@ import matplotlib
 matplotlib.use("Agg")  # no display needed
 import matplotlib.pyplot as plt
 
+COPY_PATTERN = re.compile(r"copy kernel ([0-9.]+) GB/s")
+SIZE_PATTERNS = [
+    ("N", re.compile(r"\bN=([0-9]+)")),
+    ("n", re.compile(r"\bn=([0-9]+)")),
+]
+X_LABELS = {"N": "N (matrix size)", "n": "n (elements)"}
 
-def main(source: str, target: str) -> None:
-    series = defaultdict(list)
-    device = ""
+
+def parse_size(text):
+    """Returns (name, value) for the first of N= and n= found in text, or None."""
+    for name, pattern in SIZE_PATTERNS:
+        match = pattern.search(text)
+        if match:
+            return name, int(match.group(1))
+    return None
+
+
+def read_sweep(source):
+    sweep = {
+        "lab": "",
+        "device": "",
+        "size_names": set(),
+        "units": set(),
+        "rates": defaultdict(list),  # variant -> [(size, rate)]
+        "elements": defaultdict(list),  # variant -> [(size, G elements/s)]
+        "copy": {},  # size -> copy kernel GB/s
+    }
     with open(source, newline="") as handle:
         for row in csv.DictReader(handle):
-            if not row["rate"]:
+            if not row.get("rate"):
                 continue
-            size = row["size"]
-            n = int(size.split("=")[1]) if size.startswith("N=") else None
-            if n is None:
-                continue  # non-square runs have no single N to plot against
-            series[row["variant"]].append((n, float(row["rate"])))
-            device = row["device"]
-    figure, axes = plt.subplots(figsize=(8, 5))
+            size = parse_size(row.get("size", ""))
+            if size is None:
+                continue  # no single size to plot against
+            name, n = size
+            variant = row["variant"]
+            sweep["lab"] = row["lab"]
+            sweep["device"] = row["device"]
+            sweep["size_names"].add(name)
+            sweep["units"].add(row["unit"])
+            sweep["rates"][variant].append((n, float(row["rate"])))
+            if row.get("elements_per_s"):
+                sweep["elements"][variant].append((n, float(row["elements_per_s"])))
+            copy = COPY_PATTERN.search(row.get("reference") or "")
+            if copy:
+                sweep["copy"][n] = float(copy.group(1))
+    return sweep
+
+
+def draw_lines(axes, series, colours):
     for variant, points in series.items():
         points.sort()
-        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=variant)
+        axes.plot(
+            [p[0] for p in points],
+            [p[1] for p in points],
+            marker="o",
+            color=colours[variant],
+            label=variant,
+        )
+
+
+def finish_axes(axes, x_label, y_label):
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
-    axes.set_xlabel("N (C = A·B, all N×N)")
-    axes.set_ylabel("GFLOP/s (median)")
-    axes.set_title(f"matmul on {device}")
+    axes.set_xlabel(x_label)
+    axes.set_ylabel(y_label)
     axes.grid(True, which="both", alpha=0.3)
-    axes.legend()
+    axes.legend(fontsize="small")
+
+
+def main(source, target):
+    sweep = read_sweep(source)
+    if not sweep["rates"]:
+        sys.exit(f"plot_sweep.py: {source} has no rows with a rate and a size to plot")
+
+    names = sweep["size_names"]
+    x_label = X_LABELS[names.pop()] if len(names) == 1 else "size"
+    unit = " / ".join(sorted(sweep["units"]))
+    # One colour per variant, the same in both panels.
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colours = {v: cycle[i % len(cycle)] for i, v in enumerate(sweep["rates"])}
+
+    panels = 2 if sweep["elements"] else 1
+    figure, axes = plt.subplots(1, panels, figsize=(8 * panels, 5), squeeze=False)
+    rate_axes = axes[0][0]
+    draw_lines(rate_axes, sweep["rates"], colours)
+    if sweep["copy"] and unit == "GB/s":
+        sizes = sorted(sweep["copy"])
+        rate_axes.plot(
+            sizes, [sweep["copy"][n] for n in sizes], "k--", marker="x", label="copy kernel"
+        )
+    finish_axes(rate_axes, x_label, f"{unit} (median)")
+
+    if sweep["elements"]:
+        elements_axes = axes[0][1]
+        draw_lines(elements_axes, sweep["elements"], colours)
+        finish_axes(elements_axes, x_label, "G elements/s (median)")
+
+    figure.suptitle(f"{sweep['lab']} on {sweep['device']}")
     figure.tight_layout()
     figure.savefig(target, dpi=120)
 
