@@ -4,7 +4,8 @@ Usage: plot_sweep.py SWEEP.csv OUT.png
 
 The CSV is the labs' --csv output (scripts/sweep.sh writes it). The x axis is N from the size
 column ("N=1024", or "M=.. N=.. K=..") or else n ("n=1048576"). The left panel is the rate in its
-unit; a second panel shows G elements/s when the CSV has an elements_per_s column with values.
+unit; a second panel shows G elements/s when the CSV has an elements_per_s column (elements per
+second) with values.
 When the reference column names the copy kernel's bandwidth, it is drawn as a dashed line.
 """
 import csv
@@ -59,7 +60,8 @@ def read_sweep(source):
             sweep["units"].add(row["unit"])
             sweep["rates"][variant].append((n, float(row["rate"])))
             if row.get("elements_per_s"):
-                sweep["elements"][variant].append((n, float(row["elements_per_s"])))
+                # The CSV counts elements per second; the panel shows billions.
+                sweep["elements"][variant].append((n, float(row["elements_per_s"]) / 1e9))
             copy = COPY_PATTERN.search(row.get("reference") or "")
             if copy:
                 sweep["copy"][n] = float(copy.group(1))

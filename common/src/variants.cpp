@@ -276,8 +276,8 @@ PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& ou
                        " of local memory" + (plan.tuning.empty() ? "" : " with " + plan.tuning) +
                        (plan.limits.dynamic_local_bytes ? " (its __local arguments and arrays)"
                                                         : " (its __local arrays)") +
-                       ", but the device has " +
-                       format_bytes(double(local_available)) + ": " + plan.limits.local_advice);
+                       ", but the device has " + format_bytes(double(local_available)) + ": " +
+                       plan.limits.local_advice);
   }
   PreparedKernel prepared;
   try {

@@ -1,8 +1,8 @@
 // reduction: sum x or the dot product x·y, from one work-item per group (the lecture's first
 // attempt) to many elements per work-item and one tree, each variant checked against a double
 // reference within the rounding bound of its own summation tree and timed from events.
-#include "family.hpp"
 #include "peers.hpp"
+#include "reduction_family.hpp"
 
 #include "lab/lab.hpp"
 

@@ -3,6 +3,7 @@
 // (PoCL under CTest) cannot run.
 #include "family.hpp"
 #include "matmul.hpp"
+#include "reduction_family.hpp"
 
 #include "lab/lab.hpp"
 
@@ -24,8 +25,8 @@ std::string read(const std::string& path) {
 
 // Each row's kernel file exists in kernels/ and, built with the row's defines at the device's
 // defaults, defines the row's kernel.
-template <typename Size>
-void expect_kernels_exist(const lab::Family<Size>& family, const lab::Tuning& tuning,
+template <typename Size, typename Extra>
+void expect_kernels_exist(const lab::Family<Size, Extra>& family, const lab::Tuning& tuning,
                           const Size& size, const lab::Defines& fixed) {
   std::ostringstream out;
   const lab::Env env = lab::open_device(test::suite_options(), out);
@@ -60,8 +61,8 @@ void expect_kernels_exist(const lab::Family<Size>& family, const lab::Tuning& tu
 
 // Every tunable a row uses, set through its own option and through --tunable NAME=VALUE, comes
 // back with that value, and reaches the -D list when it is a kernel macro.
-template <typename Size>
-void expect_round_trips(const lab::Family<Size>& family, const lab::Tuning& defaults) {
+template <typename Size, typename Extra>
+void expect_round_trips(const lab::Family<Size, Extra>& family, const lab::Tuning& defaults) {
   for (const auto& v : family.variants) {
     for (const auto& name : v.tunables) {
       SCOPED_TRACE(family.name + " " + v.name + " " + name);
@@ -147,9 +148,25 @@ TEST(Variants, VectorAddKernelsExistAndDefineTheirKernels) {
                        {});
 }
 
+TEST(Variants, ReductionKernelsExistAndDefineTheirKernels) {
+  // Every row in int; the rows that are not int-only (atomic_add has no float form) in float.
+  reduction::Family floats = reduction::family();
+  floats.variants.erase(std::remove_if(floats.variants.begin(), floats.variants.end(),
+                                       [](const auto& v) { return v.extra.int_only; }),
+                        floats.variants.end());
+  const lab::Tuning tuning = reduction::default_tuning(suite_device());
+  for (const char* dot : {"0", "1"}) {
+    expect_kernels_exist(reduction::family(), tuning, reduction::Length{1037},
+                         {{"REAL", "int", ""}, {"DOT", dot, ""}});
+    expect_kernels_exist(floats, tuning, reduction::Length{1037},
+                         {{"REAL", "float", ""}, {"DOT", dot, ""}});
+  }
+}
+
 TEST(Variants, TunablesRoundTripThroughOptionsAndDefines) {
   expect_round_trips(matmul::family(), matmul::default_tuning(suite_device()));
   expect_round_trips(vector_add::family(), vector_add::default_tuning());
+  expect_round_trips(reduction::family(), reduction::default_tuning(suite_device()));
 }
 
 TEST(Variants, UnknownNamesListTheTable) {

@@ -1,5 +1,5 @@
-// family.cpp: the reduction table.
-#include "family.hpp"
+// reduction_family.cpp: the reduction table.
+#include "reduction_family.hpp"
 
 namespace reduction {
 namespace {
