@@ -112,9 +112,13 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
   cli.out() << (dot ? "x·y" : "sum x") << ", n = " << n << ", " << real << "; reference "
             << reference << " (double" << (is_float ? "" : ", exact") << ")\n";
   if (is_float) {
-    cli.out() << "Sequential float loop on the host: error " << host_error << " (its bound "
-              << host_bound << " = gamma_" << (n - 1 + std::uint64_t(product))
-              << " * sum |terms|)\n";
+    cli.out() << "Sequential float loop on the host: error " << host_error;
+    if (std::isfinite(host_bound)) {
+      cli.out() << " (its bound " << host_bound << " = gamma_" << (n - 1 + std::uint64_t(product))
+                << " * sum |terms|)\n";
+    } else {
+      cli.out() << " (no bound: n u >= 1, so a float running sum can lose every digit)\n";
+    }
   }
 
   // 4. Buffers: x and y copied once; the partial sums and the total start as the sentinel
@@ -272,8 +276,13 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
         row.elements_per_s = double(n) / peer->timing.time.median / 1e9;
         lab::set_check(row, check);
         char text[120];
-        std::snprintf(text, sizeof text, "error %.3g (allowed %.3g, any order)",
-                      std::fabs(double(peer->total) - reference), any_order);
+        if (std::isfinite(any_order)) {
+          std::snprintf(text, sizeof text, "error %.3g (allowed %.3g, any order)",
+                        std::fabs(double(peer->total) - reference), any_order);
+        } else {
+          std::snprintf(text, sizeof text, "error %.3g (its order is unknown: no bound at this n)",
+                        std::fabs(double(peer->total) - reference));
+        }
         row.note = peer->note + (peer->note.empty() ? "" : "; ") + text;
         rows.push_back(row);
       }
