@@ -232,6 +232,11 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
     const lab::CheckResult check = lab::compare_each(
         &total, &reference, 1, [&](std::size_t) { return allowed_error; }, std::cerr,
         "total (" + v->name + ")");
+    if (is_float && !check.passed() && !(std::fabs(double(total)) < 1e30)) {
+      std::cerr << "reduction: a total of " << double(total)
+                << " is what adding the guard zones' 3.4e38 past the end of x gives: the "
+                   "kernel most likely read past element n - 1 (check i < n)\n";
+    }
     const lab::GuardCheck guard = partial.check_guards(env.queue);
     const std::string outside = lab::describe_guard_writes(
         guard, "the partial sums", "each group writes one partial sum, partial[group id]");

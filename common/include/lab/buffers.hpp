@@ -93,7 +93,10 @@ T sentinel() {
     return static_cast<T>(0x5A5A5A5AU);
   }
 }
-constexpr unsigned char kGuardByte = 0xA5;
+// Every guard byte. 0x7F7F7F7F is 3.4e38 as a float and 2139062143 as an int: a kernel that reads
+// past the end of its input and adds or multiplies what it finds gets an absurd result, so the
+// check catches reads too, not only writes.
+constexpr unsigned char kGuardByte = 0x7F;
 
 // Where a guarded buffer's data sits in its allocation: `front` guard elements (a whole number of
 // the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN, so the data can be a sub-buffer), the data, then
