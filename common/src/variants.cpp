@@ -247,7 +247,10 @@ std::string limit_advice(const std::vector<Tunable>& tunables,
     for (const auto* t : growing) {
       if (t->option == option) names.push_back(t->name);
     }
-    parts.push_back(either(names) + " (" + option + ")");
+    const bool powers = std::all_of(growing.begin(), growing.end(), [&](const Tunable* t) {
+      return t->option != option || t->power_of_two;
+    });
+    parts.push_back(either(names) + " (" + option + (powers ? ", a power of two" : "") + ")");
   }
   return "choose a smaller " + either(parts);
 }

@@ -66,6 +66,7 @@ Family make_family() {
   local.candidates = {32, 64, 128, 256, 512, 1024};
   local.define = false;
   local.grows = lab::kGrowsGroup | lab::kGrowsLocal;
+  local.power_of_two = true;
   lab::Tunable groups = local;
   groups.name = "GROUPS";
   groups.option = "--groups";
@@ -73,6 +74,7 @@ Family make_family() {
   groups.max = std::int64_t{1} << 24;
   groups.candidates = {16, 64, 256, 1024, 4096};
   groups.grows = lab::kGrowsNothing;
+  groups.power_of_two = false;
   lab::Tunable multi_local = local;
   multi_local.name = "MULTI_LOCAL";
   multi_local.option = "--multi-local";

@@ -43,6 +43,7 @@ struct Tunable {
   std::vector<std::int64_t> candidates;  // what a tuner tries; empty: a capacity, not a knob
   std::vector<std::string> labels;       // a choice: labels[value] on the command line
   bool define = true;                    // passed as -DNAME=value (else it only shapes the launch)
+  bool power_of_two = false;             // only powers of two work (a tree over the work-group)
   unsigned grows = kGrowsNothing;        // Grows flags
 };
 
