@@ -1,0 +1,15 @@
+// transpose_naive.cl: B = transpose(A), seed 004's naiveTransp. Row-major A (height x width) and
+// B (width x height). Neighbouring work-items (j, j + 1) read neighbouring elements of A
+// (coalesced), but write B[j * height + i] and B[(j + 1) * height + i]: a whole row of B apart,
+// so every write of a warp goes to a different memory segment (uncoalesced).
+// Indices: i the row, j the column of A this work-item moves.
+#ifndef REAL
+#define REAL float  // element type: float or int
+#endif
+
+__kernel void transpose_naive(const int height, const int width, __global const REAL* A,
+                              __global REAL* B) {
+  const int j = get_global_id(0);
+  const int i = get_global_id(1);
+  if (i < height && j < width) B[j * height + i] = A[i * width + j];
+}

@@ -1,0 +1,25 @@
+// transpose_padded.cl: the coalesced transpose with one unused column in the tile: TILE x (TILE+1).
+// Reading tile[tj][ti] walks down a column of the tile; with TILE columns the elements of a column
+// are TILE words apart and (for TILE a multiple of the bank count) all fall in the same local
+// memory bank, so a warp's reads are served one after another. One more column shifts each row by
+// one bank, and a column's elements land in different banks.
+// Indices as in transpose_coalesced.cl.
+#ifndef REAL
+#define REAL float  // element type: float or int
+#endif
+#ifndef TILE
+#define TILE 16  // tile side: the work-group is TILE x TILE
+#endif
+
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1))) void transpose_padded(
+    const int height, const int width, __global const REAL* A, __global REAL* B) {
+  __local REAL tile[TILE][TILE + 1];  // the padding column: no bank conflicts reading columns
+  const int tj = get_local_id(0), ti = get_local_id(1);
+  const int j = get_group_id(0) * TILE + tj;
+  const int i = get_group_id(1) * TILE + ti;
+  if (i < height && j < width) tile[ti][tj] = A[i * width + j];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int oi = get_group_id(0) * TILE + ti;
+  const int oj = get_group_id(1) * TILE + tj;
+  if (oi < width && oj < height) B[oi * height + oj] = tile[tj][ti];
+}
