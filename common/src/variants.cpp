@@ -284,7 +284,8 @@ PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& ou
   }
   PreparedKernel prepared;
   try {
-    prepared.program = build_program(env, options, plan.kernel_file, plan.defines, out);
+    prepared.program =
+        build_program(env, options, plan.kernel_file, plan.defines, out, plan.main_file);
   } catch (const Error& e) {
     // Some compilers refuse a kernel whose __local arrays exceed the device (NVIDIA's: "uses too
     // much shared data") instead of reporting CL_KERNEL_LOCAL_MEM_SIZE: name the tunables.

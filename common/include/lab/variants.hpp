@@ -198,6 +198,7 @@ struct KernelPlan {
   std::uint64_t declared_local_bytes = 0;  // the row's count of the kernel's __local arrays
   LaunchLimits limits;
   std::string tuning;
+  bool main_file = true;  // false: a yardstick the lab runs besides the chosen variant
 };
 
 // The shared launch path: refuses a work-group above the device's limit and declared __local
@@ -208,13 +209,15 @@ PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& ou
                               const KernelPlan& plan);
 
 // The same from a family's row: `fixed` are the family's own defines (the element type), and
-// `signature` the arguments the family passes (its name is the row's kernel_name).
+// `signature` the arguments the family passes (its name is the row's kernel_name). A yardstick
+// the lab runs besides the chosen variant passes main_file false: --kernel-file does not replace
+// it.
 template <typename Size, typename Extra>
 PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
                               const Family<Size, Extra>& family,
                               const Variant<Size, Extra>& variant, const Size& size,
                               const Tuning& tuning, Defines fixed, KernelSignature signature,
-                              std::size_t element) {
+                              std::size_t element, bool main_file = true) {
   if (variant.fits) {
     const std::string why = variant.fits(size, tuning);
     if (!why.empty()) throw UsageError(why);
@@ -245,6 +248,7 @@ PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& ou
                    "choose a smaller local size");
   plan.tuning = tuning.text(variant.tunables);
   plan.limits.tuning = plan.tuning;
+  plan.main_file = main_file;
   return prepare_kernel(env, options, out, plan);
 }
 

@@ -1,0 +1,220 @@
+// transpose: B = transpose(A) from the naive kernel (uncoalesced writes) through a local-memory
+// tile to copy speed, each variant checked element by element and timed against a coalesced copy
+// of the same matrix measured in the same run.
+#include "transpose_family.hpp"
+
+#include "lab/lab.hpp"
+#include "lab/peers.hpp"
+
+#include <iostream>
+#include <type_traits>
+
+namespace {
+
+struct Settings {
+  std::uint64_t n = 2048, height = 0, width = 0;
+  std::string dtype = "float";
+  std::string variant = "all";
+  bool peers = false;
+};
+
+constexpr int kTranspose = 112;  // CLBlast's kYes
+using ClblastSomatcopy = int (*)(int, int, std::size_t, std::size_t, float, cl_mem, std::size_t,
+                                 std::size_t, cl_mem, std::size_t, std::size_t, cl_command_queue*,
+                                 cl_event*);
+
+template <typename T>
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& dims,
+        const lab::Tuning& tuning) {
+  const auto& opt = cli.options();
+  const transpose::Family& family = transpose::family();
+  const bool is_float = std::is_floating_point_v<T>;
+  const std::string real = is_float ? "float" : "int";
+  const std::uint64_t elements = dims.elements();
+
+  // 3. Host data and the two references: A itself (for copy) and A transposed
+  lab::HostVector<T> A;
+  if constexpr (std::is_floating_point_v<T>) {
+    A = lab::random_vector<T>(elements, lab::derive_seed(opt.seed, 0), -1, 1);
+  } else {
+    A = lab::random_vector<T>(elements, lab::derive_seed(opt.seed, 0), -1000000, 1000000);
+  }
+  lab::HostVector<T> At(elements);
+  for (int i = 0; i < dims.height; ++i) {
+    for (int j = 0; j < dims.width; ++j) {
+      At[std::size_t(j) * dims.height + i] = A[std::size_t(i) * dims.width + j];
+    }
+  }
+
+  // 4. Buffers with guard zones as long as the furthest padded launch reaches
+  std::vector<const transpose::Variant*> variants;
+  for (const auto& v : family.variants) {
+    if (s.variant == "all" || s.variant == v.name || v.name == "copy") variants.push_back(&v);
+  }
+  transpose::Reach reach;
+  for (const auto* v : variants) {
+    const transpose::Reach r = transpose::launch_reach(*v, dims, tuning);
+    reach = {std::max(reach.a, r.a), std::max(reach.b, r.b)};
+  }
+  lab::GuardedBuffer<T> a_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, elements, reach.a,
+                              A.data());
+  lab::GuardedBuffer<T> b_buf(env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, elements, reach.b);
+  const double bytes = 2.0 * double(elements) * sizeof(T);  // read A, write B
+
+  // 5-7. Build, run and verify each variant through one path
+  std::vector<lab::Result> rows;
+  for (const auto* v : variants) {
+    const lab::PreparedKernel prepared = lab::prepare_kernel(
+        env, opt, cli.out(), family, *v, dims, tuning, {{"REAL", real, "--dtype"}},
+        {"",
+         {{"", "int", "height"},
+          {"", "int", "width"},
+          {"global", real + "*", "A"},
+          {"global", real + "*", "B"}}},
+        sizeof(T), /*main_file=*/s.variant == "all" || v->name == s.variant);
+    cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> kernel(prepared.kernel);
+    const cl::EnqueueArgs args(env.queue, lab::to_ndrange(prepared.range.global),
+                               lab::to_ndrange(prepared.range.local));
+    b_buf.reset(env.queue);
+    const auto launch = [&] {
+      return kernel(args, dims.height, dims.width, a_buf.buffer(), b_buf.buffer());
+    };
+    const lab::Timing timing = lab::time_launches(opt, launch, cli.out());
+    const bool transposes = v->extra.transposes;
+    lab::CheckResult check;
+    {
+      const lab::Mapping<T> B = b_buf.fetch(env.queue);
+      check = lab::compare(B.data(), transposes ? At.data() : A.data(), elements,
+                           lab::Tolerance::exact(), std::cerr, "B (" + v->name + ")",
+                           std::size_t(transposes ? dims.height : dims.width));
+    }
+    const lab::GuardCheck guard = b_buf.check_guards(env.queue);
+    const std::string outside = lab::describe_guard_writes(
+        guard, "B (" + v->name + ")",
+        "the launch is padded to whole tiles, and work-items outside the matrix need the bounds "
+        "checks on both indices");
+    if (!outside.empty()) std::cerr << "transpose: " << outside << "\n";
+    lab::Result row;
+    row.variant = v->name;
+    row.size = dims.text();
+    lab::set_timing(row, timing);
+    row.rate = lab::gigabytes_per_second(bytes, timing.time.median);
+    row.unit = "GB/s";
+    row.tunables = tuning.values(v->tunables);
+    row.out_of_bounds = guard.total();
+    lab::set_check(row, check);
+    rows.push_back(row);
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (s.peers) {
+      const auto omatcopy = reinterpret_cast<ClblastSomatcopy>(
+          lab::load_symbol("libclblast.so.1", "CLBlastSomatcopy", cli.out()));
+      if (omatcopy != nullptr) {
+        b_buf.reset(env.queue);
+        const lab::Timing timing = lab::time_on_host(opt, [&] {
+          cl_command_queue queue = env.queue();
+          cl_event event = nullptr;
+          const int status =
+              omatcopy(lab::kRowMajor, kTranspose, dims.height, dims.width, 1.0f, a_buf.buffer()(),
+                       0, dims.width, b_buf.buffer()(), 0, dims.height, &queue, &event);
+          if (status != 0) {
+            throw lab::RuntimeError("CLBlastSomatcopy failed with status " +
+                                    std::to_string(status));
+          }
+          env.queue.finish();
+          if (event != nullptr) ::clReleaseEvent(event);
+        });
+        lab::CheckResult check;
+        {
+          const lab::Mapping<T> B = b_buf.fetch(env.queue);
+          check = lab::compare(B.data(), At.data(), elements, lab::Tolerance::exact(), std::cerr,
+                               "B (CLBlast)", std::size_t(dims.height));
+        }
+        lab::Result row;
+        row.variant = "CLBlast omatcopy";
+        row.size = dims.text();
+        lab::set_timing(row, timing);
+        row.rate = lab::gigabytes_per_second(bytes, timing.time.median);
+        row.unit = "GB/s";
+        row.note = "timed on the host clock up to clFinish";
+        lab::set_check(row, check);
+        rows.push_back(row);
+      }
+    }
+  }
+
+  // 8. Report: GB/s (read A + write B), as a fraction of the copy, and over naive
+  const auto find = [&rows](const char* name) {
+    const auto it = std::find_if(rows.begin(), rows.end(),
+                                 [name](const lab::Result& r) { return r.variant == name; });
+    return it == rows.end() ? 0.0 : it->rate;
+  };
+  const double copy_rate = find("copy"), naive_rate = find("naive");
+  const auto copy_row = std::find_if(rows.begin(), rows.end(),
+                                     [](const lab::Result& r) { return r.variant == "copy"; });
+  const std::string too_short =
+      copy_row != rows.end() ? lab::too_short_to_compare(copy_row->time->median, env.device) : "";
+  lab::Report report("transpose", env.device_name());
+  for (auto& row : rows) {
+    if (naive_rate > 0) row.speedup = row.rate / naive_rate;
+    if (copy_rate > 0 && too_short.empty()) {
+      row.percent = 100.0 * row.rate / copy_rate;
+      row.reference = "copy " + std::to_string(static_cast<long>(std::lround(copy_rate))) + " GB/s";
+    } else if (!too_short.empty()) {
+      row.note += (row.note.empty() ? "" : "; ") + std::string("the copy's ") + too_short;
+    }
+    report.add(row);
+  }
+  report.details()["height"] = dims.height;
+  report.details()["width"] = dims.width;
+  report.details()["dtype"] = s.dtype;
+  report.details()["tolerance"] = "exact";
+  report.print(cli.format(), std::cout);
+  return report.exit_code();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return lab::run_main(
+      argc, argv, "transpose", "B = transpose(A), from uncoalesced to copy speed",
+      [](lab::Cli& cli) {
+        // 1. Options
+        const transpose::Family& family = transpose::family();
+        Settings s;
+        cli.add_size("-n,--size", s.n, "Square size: height = width = N (default 2048)");
+        cli.add_size("-H,--height", s.height, "Rows of A (overrides -n)");
+        cli.add_size("-W,--width", s.width, "Columns of A (overrides -n)");
+        cli.add_choice("--dtype", s.dtype, "Element type: float or int", {"float", "int"});
+        std::vector<std::string> choices = family.names();
+        choices.push_back("all");
+        cli.add_choice("--variant", s.variant,
+                       lab::variant_help(family) + " (copy always runs: it is the yardstick)",
+                       choices);
+        lab::TunableOptions tunable_options(cli, family.tunables);
+        cli.add_flag("--peers", s.peers,
+                     "Also time CLBlast's transpose (omatcopy) on the same device, when installed");
+        cli.parse();
+        tunable_options.check();
+        const auto& opt = cli.options();
+        const transpose::Dims dims{static_cast<int>(s.height ? s.height : s.n),
+                                   static_cast<int>(s.width ? s.width : s.n)};
+        if (std::max(s.height ? s.height : s.n, s.width ? s.width : s.n) > (1u << 30) ||
+            dims.elements() >= (std::uint64_t{1} << 31)) {
+          throw lab::UsageError(
+              "matrices of more than 2^31 elements are not supported (the kernels index with "
+              "int): choose smaller sizes");
+        }
+        if (!opt.kernel_file.empty() && s.variant == "all") {
+          throw lab::UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
+        }
+
+        // 2. Device, and the tunables shaped for it
+        lab::Env env = lab::open_device(opt, cli.out());
+        const lab::Tuning tuning = tunable_options.apply(transpose::default_tuning(env.device));
+        lab::check_memory(env, dims.elements() * 4, 2, 3, "size");
+        cli.out() << "B = transpose(A), A " << dims.text() << ", " << s.dtype << "\n";
+        return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning)
+                                : run<float>(cli, env, s, dims, tuning);
+      });
+}

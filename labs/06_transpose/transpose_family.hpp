@@ -1,0 +1,42 @@
+// transpose_family.hpp: the transpose family as a table (lab::Family): a coalesced copy (the
+// ceiling), the naive transpose, and local-tile transposes (plain, padded, diagonal order, several
+// elements per work-item), one kernel file each, kernels/transpose_<variant>.cl.
+#pragma once
+
+#include "lab/lab.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace transpose {
+
+// A (height x width) is transposed into B (width x height), both row-major.
+struct Dims {
+  int height = 0;
+  int width = 0;
+  std::uint64_t elements() const { return std::uint64_t(height) * std::uint64_t(width); }
+  std::string text() const;  // "4096x4096"
+};
+
+struct Shape {
+  bool transposes = true;  // false for copy, whose B equals A
+};
+
+using Family = lab::Family<Dims, Shape>;
+using Variant = lab::Variant<Dims, Shape>;
+
+// Tunables: TILE (--tile, the tile side, a -D) and ROWS (--rows-per-item, multi's elements per
+// work-item). Rows: copy, naive, coalesced, padded, diagonal, multi.
+const Family& family();
+
+// A GPU: TILE 32, ROWS 4 (32 x 8 work-items per group in multi). A CPU: TILE 16, ROWS 16.
+lab::Tuning default_tuning(const cl::Device& device);
+
+// How far past the end of A and B (elements) a padded launch reaches without bounds checks.
+struct Reach {
+  std::uint64_t a = 0;
+  std::uint64_t b = 0;
+};
+Reach launch_reach(const Variant& variant, const Dims& dims, const lab::Tuning& tuning);
+
+}  // namespace transpose
