@@ -31,6 +31,7 @@ set(LAB_TEST_ENVIRONMENT
     "LAB_DEVICE=unset:"
     "LAB_DEVICE_TYPE=unset:"
     "LAB_KERNEL_DIR=unset:"
+    "LAB_TIME_LIMIT=unset:"
     "POCL_CACHE_DIR=set:${LAB_POCL_CACHE_DIR}")
 
 # The second device of the [errors] cases: Oclgrind's simulator, whose local memory and

@@ -235,6 +235,11 @@ std::string find_kernel_file(const std::string& file, const KernelLookup& lookup
     throw RuntimeError("kernel file " + file + " is not in --kernel-dir " + lookup.kernel_dir +
                        ": save your kernel there under that name, or pass it with --kernel-file");
   }
+  if (main_file && !lookup.kernel_file.empty() && !is_file(lookup.kernel_file)) {
+    throw UsageError("--kernel-file " + lookup.kernel_file +
+                     " is not a file: check the path (relative paths start from the current "
+                     "directory)");
+  }
   std::string tried;
   for (const auto& path : paths) {
     if (is_file(path)) return path;

@@ -1,11 +1,84 @@
 // run_main.cpp: the one place where exceptions become messages and exit codes.
 #include "lab/lab.hpp"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <new>
+#include <thread>
 
 namespace lab {
+namespace {
+
+// The kernel file or directory of a student's kernel the command line names (or LAB_KERNEL_DIR),
+// or "" when the lab runs only the suite's kernels.
+std::string student_kernel(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--kernel-file" || arg == "--kernel-dir") return i + 1 < argc ? argv[i + 1] : arg;
+    for (const char* flag : {"--kernel-file=", "--kernel-dir="}) {
+      if (arg.rfind(flag, 0) == 0) return arg.substr(std::strlen(flag));
+    }
+  }
+  const char* dir = std::getenv("LAB_KERNEL_DIR");
+  return dir != nullptr ? dir : "";
+}
+
+// Seconds a run with a student's kernel may take: LAB_TIME_LIMIT, else 300.
+int time_limit() {
+  const char* text = std::getenv("LAB_TIME_LIMIT");
+  const int seconds = text != nullptr ? std::atoi(text) : 0;
+  return seconds > 0 ? seconds : 300;
+}
+
+// Runs `run` in a child process and waits for it, so that a student's kernel that crashes the
+// OpenCL runtime (PoCL does, on a barrier some work-items never reach) or never ends becomes a
+// sentence and exit 1 instead of a core dump or a hang.
+int run_watched(const std::string& name, const std::string& kernel,
+                const std::function<int()>& run) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) return run();  // no process to spare: run unwatched
+  if (child == 0) {
+    const int code = run();
+    std::cout.flush();
+    std::exit(code);
+  }
+  const int limit = time_limit();
+  const auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  while (::waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(limit)) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      std::cerr << name << ": error: the run with your kernel " << kernel
+                << " did not finish within " << limit
+                << " s (LAB_TIME_LIMIT): a loop that never ends, or a barrier some work-items "
+                   "never reach, is the usual cause; run a small size under oclgrind\n";
+      return kExitFailed;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (WIFSIGNALED(status)) {
+    std::cerr << name << ": error: the run with your kernel " << kernel << " was killed by signal "
+              << WTERMSIG(status) << " (" << ::strsignal(WTERMSIG(status))
+              << "): a barrier that some work-items of a group never reach (inside a branch, or "
+                 "in a loop whose end differs between work-items) crashes PoCL like this; run a "
+                 "small size under oclgrind to find it\n";
+    return kExitFailed;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : static_cast<int>(kExitRuntime);
+}
+
+}  // namespace
 
 int run_main(int argc, char** argv, const std::string& name, const std::string& description,
              const std::function<int(Cli&)>& body, LabKind kind) {
@@ -41,7 +114,9 @@ int run_main(int argc, char** argv, const std::string& name, const std::string& 
       return kExitRuntime;
     }
   };
-  return oclgrind_verdict(run());
+  const auto whole = [&] { return oclgrind_verdict(run()); };
+  const std::string kernel = kind == LabKind::runs_kernels ? student_kernel(argc, argv) : "";
+  return kernel.empty() ? whole() : run_watched(name, kernel, whole);
 }
 
 }  // namespace lab
