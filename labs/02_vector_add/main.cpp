@@ -1,6 +1,6 @@
 // vector_add: c = a + b on an OpenCL device, checked element by element against the host and
 // timed against copy kernels, the device's practical memory bandwidth.
-#include "family.hpp"
+#include "vector_add_family.hpp"
 
 #include "lab/lab.hpp"
 

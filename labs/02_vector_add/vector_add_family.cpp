@@ -1,5 +1,5 @@
-// family.cpp: vector_add's table.
-#include "family.hpp"
+// vector_add_family.cpp: vector_add's table.
+#include "vector_add_family.hpp"
 
 namespace vector_add {
 namespace {

@@ -1,5 +1,5 @@
-// family.hpp: vector_add's variants as a table (lab::Family): one element per work-item, or
-// PER_ITEM elements per work-item with a grid stride, each over work-groups of LOCAL.
+// vector_add_family.hpp: vector_add's variants as a table (lab::Family): one element per
+// work-item, or PER_ITEM elements per work-item with a grid stride, over work-groups of LOCAL.
 #pragma once
 
 #include "lab/lab.hpp"
