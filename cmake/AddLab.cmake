@@ -209,16 +209,58 @@ function(lab_grading lab name kernel_file)
 endfunction()
 
 # lab_broken_kernel(LAB NAME KERNEL_FILE MATCH regex [MATCH regex...] [EXIT code] ARGS args...):
-# [lab] LAB.broken.NAME runs the lab on tests/broken/KERNEL_FILE, a copy of one of its kernels
-# with one planted mistake; the lab must exit with EXIT (default 1) and print what MATCH says.
+# [lab] LAB.broken.NAME runs the lab on KERNEL_FILE (a path, or a name in tests/broken/), a copy of
+# one of its kernels with one planted mistake; the lab must exit with EXIT (default 1) and print
+# what MATCH says.
 function(lab_broken_kernel lab name kernel_file)
   cmake_parse_arguments(PARSE_ARGV 3 X "" "EXIT" "MATCH;ARGS")
   set(exit_code 1)
   if(DEFINED X_EXIT)
     set(exit_code ${X_EXIT})
   endif()
+  if(NOT IS_ABSOLUTE ${kernel_file})
+    set(kernel_file ${LAB_BROKEN_DIR}/${kernel_file})
+  endif()
   lab_expect(${lab} broken.${name} EXIT ${exit_code} MATCH ${X_MATCH}
-             ARGS ${X_ARGS} --kernel-file ${LAB_BROKEN_DIR}/${kernel_file})
+             ARGS ${X_ARGS} --kernel-file ${kernel_file})
+endfunction()
+
+# lab_planted_kernel(NAME FROM kernels/FILE WHY "sentence" REPLACE old new [REPLACE old new...]):
+# writes build/tests/planted/NAME.cl, the suite's kernel FILE with each `old` text replaced by
+# `new` and a first line saying what was planted, so a planted mistake cannot drift from the
+# kernel it breaks. Configuring fails when an `old` text is not in the kernel. Sets
+# LAB_PLANTED_FILE to the path and LAB_PLANTED_LINE to the line of the first replacement.
+function(lab_planted_kernel name)
+  cmake_parse_arguments(PARSE_ARGV 1 X "" "FROM;WHY" "REPLACE")
+  set(source ${PROJECT_SOURCE_DIR}/kernels/${X_FROM})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${source})
+  file(READ ${source} text)
+  set(text "// ${name}.cl: planted mistake: ${X_WHY}\n${text}")
+  list(LENGTH X_REPLACE count)
+  math(EXPR pairs "${count} % 2")
+  if(count EQUAL 0 OR NOT pairs EQUAL 0)
+    message(FATAL_ERROR "lab_planted_kernel(${name}): REPLACE takes pairs: old new")
+  endif()
+  set(line 0)
+  while(X_REPLACE)
+    list(POP_FRONT X_REPLACE old new)
+    string(FIND "${text}" "${old}" at)
+    if(at LESS 0)
+      message(FATAL_ERROR "lab_planted_kernel(${name}): kernels/${X_FROM} no longer contains "
+                          "'${old}': update the planted mistake")
+    endif()
+    if(line EQUAL 0)
+      string(SUBSTRING "${text}" 0 ${at} before)
+      string(REGEX MATCHALL "\n" newlines "${before}")
+      list(LENGTH newlines line)
+      math(EXPR line "${line} + 1")
+    endif()
+    string(REPLACE "${old}" "${new}" text "${text}")
+  endwhile()
+  set(path ${CMAKE_BINARY_DIR}/tests/planted/${name}.cl)
+  file(WRITE ${path} "${text}")
+  set(LAB_PLANTED_FILE ${path} PARENT_SCOPE)
+  set(LAB_PLANTED_LINE ${line} PARENT_SCOPE)
 endfunction()
 
 # lab_error(LAB NAME EXIT code MATCH regex [MATCH regex...] [POCL_ONLY] [ENV VAR=set:VALUE...]

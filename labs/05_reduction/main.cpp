@@ -152,6 +152,17 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
   Finisher finisher;
   if (device_finish) finisher = make_finisher(env, opt, real, sizeof(T), cli.out());
   const double bytes = double(n) * sizeof(T) * (dot ? 2 : 1);
+  // A row's name, size, times and rates: GB/s of terms read and G elements/s.
+  const auto timed_row = [&](const std::string& name, const lab::Timing& timing) {
+    lab::Result row;
+    row.variant = name;
+    row.size = "n=" + std::to_string(n);
+    lab::set_timing(row, timing);
+    row.rate = lab::gigabytes_per_second(bytes, timing.time.median);
+    row.unit = "GB/s";
+    row.elements_per_s = double(n) / timing.time.median / 1e9;
+    return row;
+  };
 
   // 5-7. Build, run and verify each variant through one path
   std::vector<lab::Result> rows;
@@ -245,14 +256,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
         guard, "the partial sums", "each group writes one partial sum, partial[group id]");
     if (!outside.empty()) std::cerr << "reduction: " << outside << "\n";
 
-    lab::Result row;
-    row.variant = v->name;
-    row.size = "n=" + std::to_string(n);
-    lab::set_timing(row, timing);
+    lab::Result row = timed_row(v->name, timing);
     row.end_to_end = whole.time;
-    row.rate = lab::gigabytes_per_second(bytes, timing.time.median);
-    row.unit = "GB/s";
-    row.elements_per_s = double(n) / timing.time.median / 1e9;
     row.tunables = tuning.values(v->tunables);
     row.out_of_bounds = guard.total();
     lab::set_check(row, check);
@@ -275,13 +280,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
         const lab::CheckResult check = lab::compare_each(
             &peer->total, &reference, 1, [&](std::size_t) { return any_order; }, std::cerr,
             "total (" + peer->name + ")");
-        lab::Result row;
-        row.variant = peer->name;
-        row.size = "n=" + std::to_string(n);
-        lab::set_timing(row, peer->timing);
-        row.rate = lab::gigabytes_per_second(bytes, peer->timing.time.median);
-        row.unit = "GB/s";
-        row.elements_per_s = double(n) / peer->timing.time.median / 1e9;
+        lab::Result row = timed_row(peer->name, peer->timing);
         lab::set_check(row, check);
         char text[120];
         if (std::isfinite(any_order)) {

@@ -1,9 +1,9 @@
-// test_variants.cpp: the variant tables of matmul and vector_add: kernels that exist, tunables that
-// round-trip through the options and the -D list, and constraints that refuse what the device
-// (PoCL under CTest) cannot run.
-#include "vector_add_family.hpp"
+// test_variants.cpp: the variant tables of matmul, vector_add and reduction: kernels that exist,
+// tunables that round-trip through the options and the -D list, and constraints that refuse what
+// the device (PoCL under CTest) cannot run.
 #include "matmul.hpp"
 #include "reduction_family.hpp"
+#include "vector_add_family.hpp"
 
 #include "lab/lab.hpp"
 
