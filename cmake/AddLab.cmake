@@ -290,7 +290,8 @@ endfunction()
 # Oclgrind with --data-races --uninitialized --check-api; any report fails it. NO_UNINITIALIZED
 # leaves that check out (say why next to the call). With EXPECT_REPORT the run uses
 # tests/broken/KERNEL_FILE and must print a report matching the regex and exit with EXIT (Oclgrind
-# never changes the exit code): proof that the checks catch what they claim to.
+# never changes the exit code): proof that the checks catch what they claim to. KERNEL_FILE may
+# also be an absolute path (a lab_planted_kernel file).
 set(LAB_OCLGRIND_REPORTS
     "Invalid read;Invalid write;data race;Data race;divergence;Uninitialized value;Uninitialised value;runtime error detected")
 function(lab_oclgrind lab name)
@@ -304,7 +305,10 @@ function(lab_oclgrind lab name)
   endif()
   set(args ${X_ARGS} --reps 1 --warmup 0)
   if(X_KERNEL_FILE)
-    list(APPEND args --kernel-file ${LAB_BROKEN_DIR}/${X_KERNEL_FILE})
+    if(NOT IS_ABSOLUTE ${X_KERNEL_FILE})
+      set(X_KERNEL_FILE ${LAB_BROKEN_DIR}/${X_KERNEL_FILE})
+    endif()
+    list(APPEND args --kernel-file ${X_KERNEL_FILE})
   endif()
   set(test oclgrind.${lab}.${name})
   # Under the oclgrind wrapper the only platform is Oclgrind's own.

@@ -22,12 +22,13 @@ COPY_PATTERN = re.compile(r"copy kernel ([0-9.]+) GB/s")
 SIZE_PATTERNS = [
     ("N", re.compile(r"\bN=([0-9]+)")),
     ("n", re.compile(r"\bn=([0-9]+)")),
+    ("HxW", re.compile(r"^([0-9]+)x[0-9]+$")),  # transpose, coalescing: plotted against H
 ]
-X_LABELS = {"N": "N (matrix size)", "n": "n (elements)"}
+X_LABELS = {"N": "N (matrix size)", "n": "n (elements)", "HxW": "N (an N x N matrix)"}
 
 
 def parse_size(text):
-    """Returns (name, value) for the first of N= and n= found in text, or None."""
+    """Returns (name, value) for the first of N=, n= and HxW found in text, or None."""
     for name, pattern in SIZE_PATTERNS:
         match = pattern.search(text)
         if match:

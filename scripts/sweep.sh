@@ -3,7 +3,8 @@
 # (drawn by scripts/plot_sweep.py with matplotlib).
 #   scripts/sweep.sh LAB [OUT_DIR] [N...]
 # OUT_DIR defaults to results/; it receives LAB_sweep.csv and LAB_sweep.png. Sizes may be written
-# as 1024 or 2^20; the defaults are 64 128 256 512 1024 for matmul and 2^16 to 2^24 for the rest.
+# as 1024 or 2^20; the defaults are 64 128 256 512 1024 for matmul, 256 to 4096 (N x N) for
+# transpose and coalescing, and 2^16 to 2^24 for the rest.
 # Each size runs `LAB -n N --csv --reps 5 --warmup 1 $LAB_ARGS` (matmul also gets --kmax N, so its
 # row variants have room for K = N). Extra lab options go in LAB_ARGS, e.g. LAB_ARGS="--variant
 # all"; for matmul, MATMUL_ARGS is read when LAB_ARGS is unset.
@@ -24,6 +25,8 @@ sizes=("$@")
 if [[ ${#sizes[@]} -eq 0 ]]; then
   if [[ "$lab" == matmul ]]; then
     sizes=(64 128 256 512 1024)
+  elif [[ "$lab" == transpose || "$lab" == coalescing ]]; then
+    sizes=(256 512 1024 2048 4096)
   else
     sizes=(2^16 2^18 2^20 2^22 2^24)
   fi

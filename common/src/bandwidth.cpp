@@ -9,6 +9,8 @@
 #include "lab/verify.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <utility>
 
@@ -52,6 +54,18 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
   }
   best.details["rate_gb_s"] = best.rate;
   return best;
+}
+
+void relate_to_copy(Result& row, const CopyBaseline& copy) {
+  if (copy.measurable) {
+    row.percent = 100.0 * row.rate / copy.rate;
+    char text[64];
+    std::snprintf(text, sizeof text, "copy kernel %.*f GB/s", copy.rate < 10 ? 2 : 0, copy.rate);
+    row.reference = text;
+  } else {
+    row.note += (row.note.empty() ? "" : "; ") + copy.why_not_measurable;
+  }
+  row.passed = row.passed && copy.passed;
 }
 
 }  // namespace lab

@@ -101,6 +101,35 @@ Timing time_launches(const Options& options, const std::function<cl::Event()>& l
   return time_launches(options.warmup, options.reps, launch, options.verbose ? &out : nullptr);
 }
 
+Timing time_launch_span(const Options& options,
+                        const std::function<std::vector<cl::Event>()>& launch, std::ostream& out) {
+  double waiting = 0;
+  Timing timing = repeat(options.warmup, options.reps, [&](bool timed, int index) {
+    const std::vector<cl::Event> events = launch();
+    if (events.empty()) throw std::logic_error("time_launch_span: the launch enqueued nothing");
+    cl::Event::waitForEvents(events);
+    const EventTimes first = event_times(events.front());
+    const auto end = events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>();
+    const auto start = events.front().getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    const double span = end > start ? double(end - start) * 1e-9 : 0.0;
+    if (timed && options.verbose) {
+      char line[120];
+      std::snprintf(line, sizeof line,
+                    "  launch %d: %zu commands, first start -> last end %.1f us\n", index + 1,
+                    events.size(), span * 1e6);
+      out << line;
+    }
+    if (timed) {
+      waiting +=
+          std::chrono::duration<double>(first.queued_to_submit + first.submit_to_start).count();
+    }
+    return span;
+  });
+  timing.clock = "event";
+  timing.mean_queued_to_start = waiting / std::max(timing.reps, 1);
+  return timing;
+}
+
 Timing time_on_host(int warmup, int reps, const std::function<void()>& run, double long_run) {
   Timing timing = repeat(
       warmup, reps,

@@ -176,14 +176,7 @@ int main(int argc, char** argv) {
             env, opt, s.n, static_cast<std::uint64_t>(tuning["LOCAL"]), cli.out());
         lab::Report report("vector_add", env.device_name());
         for (lab::Result& row : rows) {
-          if (copy.measurable) {
-            row.percent = 100.0 * row.rate / copy.rate;
-            row.reference = "copy kernel " +
-                            std::to_string(static_cast<long>(std::lround(copy.rate))) + " GB/s";
-          } else {
-            row.note += (row.note.empty() ? "" : "; ") + copy.why_not_measurable;
-          }
-          row.passed = row.passed && copy.passed;
+          lab::relate_to_copy(row, copy);
           report.add(row);
         }
         report.details() = details;

@@ -304,14 +304,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
   lab::Report report("reduction", env.device_name());
   for (auto& row : rows) {
     if (single_rate > 0) row.speedup = row.rate / single_rate;
-    if (copy.measurable) {
-      row.percent = 100.0 * row.rate / copy.rate;
-      row.reference =
-          "copy kernel " + std::to_string(static_cast<long>(std::lround(copy.rate))) + " GB/s";
-    } else {
-      row.note += (row.note.empty() ? "" : "; ") + copy.why_not_measurable;
-    }
-    row.passed = row.passed && copy.passed;
+    lab::relate_to_copy(row, copy);
     report.add(row);
   }
   report.details()["n"] = n;

@@ -49,7 +49,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
   // 4. Buffers with guard zones as long as the furthest padded launch reaches
   std::vector<const transpose::Variant*> variants;
   for (const auto& v : family.variants) {
-    if (s.variant == "all" || s.variant == v.name || v.name == "copy") variants.push_back(&v);
+    if (s.variant == "all" || s.variant == v.name) variants.push_back(&v);
   }
   transpose::Reach reach;
   for (const auto* v : variants) {
@@ -59,19 +59,19 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
   lab::GuardedBuffer<T> a_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, elements, reach.a,
                               A.data());
   lab::GuardedBuffer<T> b_buf(env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, elements, reach.b);
-  const double bytes = 2.0 * double(elements) * sizeof(T);  // read A, write B
+  const double bytes = family.work(dims).bytes;  // read A, write B
 
   // 5-7. Build, run and verify each variant through one path
   std::vector<lab::Result> rows;
   for (const auto* v : variants) {
-    const lab::PreparedKernel prepared = lab::prepare_kernel(
-        env, opt, cli.out(), family, *v, dims, tuning, {{"REAL", real, "--dtype"}},
-        {"",
-         {{"", "int", "height"},
-          {"", "int", "width"},
-          {"global", real + "*", "A"},
-          {"global", real + "*", "B"}}},
-        sizeof(T), /*main_file=*/s.variant == "all" || v->name == s.variant);
+    const lab::PreparedKernel prepared = lab::prepare_kernel(env, opt, cli.out(), family, *v, dims,
+                                                             tuning, {{"REAL", real, "--dtype"}},
+                                                             {"",
+                                                              {{"", "int", "height"},
+                                                               {"", "int", "width"},
+                                                               {"global", real + "*", "A"},
+                                                               {"global", real + "*", "B"}}},
+                                                             sizeof(T));
     cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> kernel(prepared.kernel);
     const cl::EnqueueArgs args(env.queue, lab::to_ndrange(prepared.range.global),
                                lab::to_ndrange(prepared.range.local));
@@ -143,32 +143,23 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
     }
   }
 
-  // 8. Report: GB/s (read A + write B), as a fraction of the copy, and over naive
-  const auto find = [&rows](const char* name) {
-    const auto it = std::find_if(rows.begin(), rows.end(),
-                                 [name](const lab::Result& r) { return r.variant == name; });
-    return it == rows.end() ? 0.0 : it->rate;
-  };
-  const double copy_rate = find("copy"), naive_rate = find("naive");
-  const auto copy_row = std::find_if(rows.begin(), rows.end(),
-                                     [](const lab::Result& r) { return r.variant == "copy"; });
-  const std::string too_short =
-      copy_row != rows.end() ? lab::too_short_to_compare(copy_row->time->median, env.device) : "";
+  // 8. Report: GB/s (read A + write B) against the suite's copy kernel over the same number of
+  //    elements, and the speed-up over naive
+  const lab::CopyBaseline copy = lab::measure_copy(env, opt, elements, 0, cli.out());
+  const auto naive = std::find_if(rows.begin(), rows.end(),
+                                  [](const lab::Result& r) { return r.variant == "naive"; });
+  const double naive_rate = naive != rows.end() ? naive->rate : 0.0;
   lab::Report report("transpose", env.device_name());
   for (auto& row : rows) {
     if (naive_rate > 0) row.speedup = row.rate / naive_rate;
-    if (copy_rate > 0 && too_short.empty()) {
-      row.percent = 100.0 * row.rate / copy_rate;
-      row.reference = "copy " + std::to_string(static_cast<long>(std::lround(copy_rate))) + " GB/s";
-    } else if (!too_short.empty()) {
-      row.note += (row.note.empty() ? "" : "; ") + std::string("the copy's ") + too_short;
-    }
+    lab::relate_to_copy(row, copy);
     report.add(row);
   }
   report.details()["height"] = dims.height;
   report.details()["width"] = dims.width;
   report.details()["dtype"] = s.dtype;
   report.details()["tolerance"] = "exact";
+  report.details()["copy"] = copy.details;
   report.print(cli.format(), std::cout);
   return report.exit_code();
 }
@@ -188,9 +179,7 @@ int main(int argc, char** argv) {
         cli.add_choice("--dtype", s.dtype, "Element type: float or int", {"float", "int"});
         std::vector<std::string> choices = family.names();
         choices.push_back("all");
-        cli.add_choice("--variant", s.variant,
-                       lab::variant_help(family) + " (copy always runs: it is the yardstick)",
-                       choices);
+        cli.add_choice("--variant", s.variant, lab::variant_help(family), choices);
         lab::TunableOptions tunable_options(cli, family.tunables);
         cli.add_flag("--peers", s.peers,
                      "Also time CLBlast's transpose (omatcopy) on the same device, when installed");

@@ -25,11 +25,13 @@ struct Shape {
 using Family = lab::Family<Dims, Shape>;
 using Variant = lab::Variant<Dims, Shape>;
 
-// Tunables: TILE (--tile, the tile side, a -D) and ROWS (--rows-per-item, multi's elements per
-// work-item). Rows: copy, naive, coalesced, padded, diagonal, multi.
+// Tunables: TILE (--tile, the tile side, a -D), MULTI_TILE (--multi-tile, multi's tile side),
+// ROWS (--rows-per-item, multi's elements per work-item), BLOCK_ROWS (--block-rows) and STRIP
+// (--strip) for blocks. Rows: copy, naive, coalesced, padded, diagonal, multi, blocks.
 const Family& family();
 
-// A GPU: TILE 32, ROWS 4 (32 x 8 work-items per group in multi). A CPU: TILE 16, ROWS 16.
+// A GPU: TILE 16, multi 64 x 64 with ROWS 16, blocks 8 rows in strips of 64. A CPU: TILE 16,
+// multi 16 x 16 with ROWS 16, blocks 32 rows in strips of 4.
 lab::Tuning default_tuning(const cl::Device& device);
 
 // How far past the end of A and B (elements) a padded launch reaches without bounds checks.

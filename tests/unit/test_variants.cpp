@@ -1,8 +1,10 @@
 // test_variants.cpp: the variant tables of matmul, vector_add and reduction: kernels that exist,
 // tunables that round-trip through the options and the -D list, and constraints that refuse what
 // the device (PoCL under CTest) cannot run.
+#include "coalescing_family.hpp"
 #include "matmul.hpp"
 #include "reduction_family.hpp"
+#include "transpose_family.hpp"
 #include "vector_add_family.hpp"
 
 #include "lab/lab.hpp"
@@ -163,10 +165,29 @@ TEST(Variants, ReductionKernelsExistAndDefineTheirKernels) {
   }
 }
 
+TEST(Variants, TransposeAndCoalescingKernelsExistAndDefineTheirKernels) {
+  const cl::Device device = suite_device();
+  for (const char* real : {"float", "int"}) {
+    expect_kernels_exist(transpose::family(), transpose::default_tuning(device),
+                         transpose::Dims{37, 53}, {{"REAL", real, ""}});
+    expect_kernels_exist(coalescing::family(), coalescing::default_tuning(device),
+                         coalescing::Dims{37, 53}, {{"REAL", real, ""}});
+  }
+  // Other tiles, so the declared local memory is checked for more than one shape.
+  const lab::Tuning other = transpose::default_tuning(device).with(
+      {{"TILE", 8}, {"MULTI_TILE", 32}, {"ROWS", 8}, {"BLOCK_ROWS", 16}, {"STRIP", 2}});
+  expect_kernels_exist(transpose::family(), other, transpose::Dims{64, 64},
+                       {{"REAL", "float", ""}});
+  expect_kernels_exist(coalescing::family(), lab::Tuning().with({{"LOCAL", 8}, {"CHUNK", 5}}),
+                       coalescing::Dims{64, 64}, {{"REAL", "float", ""}});
+}
+
 TEST(Variants, TunablesRoundTripThroughOptionsAndDefines) {
   expect_round_trips(matmul::family(), matmul::default_tuning(suite_device()));
   expect_round_trips(vector_add::family(), vector_add::default_tuning());
   expect_round_trips(reduction::family(), reduction::default_tuning(suite_device()));
+  expect_round_trips(transpose::family(), transpose::default_tuning(suite_device()));
+  expect_round_trips(coalescing::family(), coalescing::default_tuning(suite_device()));
 }
 
 TEST(Variants, UnknownNamesListTheTable) {

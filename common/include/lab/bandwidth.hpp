@@ -3,6 +3,7 @@
 
 #include "lab/cli.hpp"
 #include "lab/device.hpp"
+#include "lab/report.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -27,5 +28,10 @@ struct CopyBaseline {
 // the two is the fair yardstick.
 CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std::uint64_t local,
                           std::ostream& out);
+
+// Puts `row` against the copy: its percent of the copy's rate and a "copy kernel N GB/s"
+// reference, or a note saying why the copy is too short to compare with. A copy that failed its
+// check fails the row too.
+void relate_to_copy(Result& row, const CopyBaseline& copy);
 
 }  // namespace lab

@@ -62,6 +62,12 @@ Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& lau
 Timing time_launches(const Options& options, const std::function<cl::Event()>& launch,
                      std::ostream& out);
 
+// A launch of several commands in an in-order queue (a transpose, a kernel, a transpose back):
+// `launch` enqueues them and returns their events, and each run is timed from the first
+// command's start to the last one's end on the event clock, gaps between them included.
+Timing time_launch_span(const Options& options,
+                        const std::function<std::vector<cl::Event>()>& launch, std::ostream& out);
+
 // The host clock, for libraries whose events do not cover all their work (CLBlast) and for host
 // code: times each call of `run`, which must return only when the work is done (clFinish).
 // `long_run` replaces kLongRunSeconds (for tests).

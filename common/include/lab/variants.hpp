@@ -198,7 +198,7 @@ struct KernelPlan {
   std::uint64_t declared_local_bytes = 0;  // the row's count of the kernel's __local arrays
   LaunchLimits limits;
   std::string tuning;
-  bool main_file = true;  // false: a yardstick the lab runs besides the chosen variant
+  bool main_file = true;  // false: a kernel the lab runs besides the chosen variant's own
 };
 
 // The shared launch path: refuses a work-group above the device's limit and declared __local
@@ -209,9 +209,9 @@ PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& ou
                               const KernelPlan& plan);
 
 // The same from a family's row: `fixed` are the family's own defines (the element type), and
-// `signature` the arguments the family passes (its name is the row's kernel_name). A yardstick
-// the lab runs besides the chosen variant passes main_file false: --kernel-file does not replace
-// it.
+// `signature` the arguments the family passes (its name is the row's kernel_name). A kernel the
+// lab runs besides the chosen variant's own (the transposes around coalescing's scan) passes
+// main_file false: --kernel-file does not replace it.
 template <typename Size, typename Extra>
 PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
                               const Family<Size, Extra>& family,

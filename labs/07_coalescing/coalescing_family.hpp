@@ -1,0 +1,44 @@
+// coalescing_family.hpp: seed 004's row-scan program as a table (lab::Family). Every row i of A
+// is an independent chain, accum = A[i][j]^2 - accum, B[i][j] = accum, walked three ways: one
+// row per work-item (naive: uncoalesced), on the transposed matrix (transposed: coalesced, with
+// a transpose before and after), and in blocks of CHUNK columns staged in local memory (fused).
+// One kernel file each, kernels/coalescing_<variant>.cl.
+#pragma once
+
+#include "lab/lab.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace coalescing {
+
+// A and B are height x width, row-major.
+struct Dims {
+  int height = 0;
+  int width = 0;
+  std::uint64_t elements() const { return std::uint64_t(height) * std::uint64_t(width); }
+  std::string text() const;  // "8192x8192"
+};
+
+struct Steps {
+  bool transposes = false;  // transposed: the host transposes A before the scan and B after it
+};
+
+using Family = lab::Family<Dims, Steps>;
+using Variant = lab::Variant<Dims, Steps>;
+
+// Tunables: LOCAL (--local, work-items per work-group = rows per group) and CHUNK (--chunk,
+// fused's columns per block). Rows: naive, transposed, fused.
+const Family& family();
+
+// LOCAL 16, CHUNK 16 on every device (measured best on an H100; no better shape on PoCL).
+lab::Tuning default_tuning(const cl::Device& device);
+
+// How far past the end of A, B, At or Bt (elements) a launch of `variant` would reach if its
+// kernel checked no index: the guard zones' length.
+std::uint64_t launch_reach(const Variant& variant, const Dims& dims, const lab::Tuning& tuning);
+
+// The transpose kernel the transposed variant uses unless told: blocks on a CPU, multi on others.
+std::string default_transpose(const cl::Device& device);
+
+}  // namespace coalescing

@@ -1,0 +1,248 @@
+// coalescing: seed 004's row-scan program, accum = A[i][j]^2 - accum along every row of A, made
+// coalesced two ways: on the transposed matrix (a transpose before and after the scan) and fused
+// (blocks of CHUNK columns staged in local memory). Each variant is checked against the
+// sequential host loop and timed against the suite's copy kernel over the same matrix.
+#include "../06_transpose/transpose_family.hpp"
+#include "coalescing_family.hpp"
+
+#include "lab/lab.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <type_traits>
+
+namespace {
+
+struct Settings {
+  std::uint64_t n = 2048, height = 0, width = 0;
+  std::string dtype = "float";
+  std::string variant = "all";
+  std::string transpose;  // the transpose kernel of `transposed`; "" for the device's default
+};
+
+// The sequential program: B[i][j] = A[i][j]^2 - B[i][j-1], B[i][-1] = 0. For floats, `allowed`
+// gets each element's error bound: every step rounds once or twice (a * a, then the
+// subtraction, or once when the compiler fuses them) and passes the earlier error on unchanged
+// (the chain only flips its sign), so the error of B[i][j] is at most 2u times the sum of
+// |A[i][k]^2| + |B[i][k]| over k <= j, u = 2^-24. For int the loop wraps as the device does.
+template <typename T>
+void row_scan(const coalescing::Dims& d, const T* A, T* B, std::vector<double>* allowed) {
+  const double u = std::ldexp(1.0, -24);
+  for (int i = 0; i < d.height; ++i) {
+    const std::size_t row = std::size_t(i) * d.width;
+    if constexpr (std::is_floating_point_v<T>) {
+      double accum = 0, magnitude = 0;
+      for (int j = 0; j < d.width; ++j) {
+        const double a = A[row + j];
+        accum = a * a - accum;
+        magnitude += a * a + std::fabs(accum);
+        B[row + j] = static_cast<T>(accum);
+        (*allowed)[row + j] = 2 * u * magnitude + std::numeric_limits<float>::denorm_min();
+      }
+    } else {
+      std::uint32_t accum = 0;
+      for (int j = 0; j < d.width; ++j) {
+        const std::uint32_t a = static_cast<std::uint32_t>(A[row + j]);
+        accum = a * a - accum;
+        B[row + j] = static_cast<T>(accum);
+      }
+    }
+  }
+}
+
+template <typename T>
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims& dims,
+        const lab::Tuning& tuning) {
+  const auto& opt = cli.options();
+  const coalescing::Family& family = coalescing::family();
+  const std::string real = std::is_floating_point_v<T> ? "float" : "int";
+  const std::uint64_t elements = dims.elements();
+
+  // 3. Host data and the sequential program's result
+  lab::HostVector<T> A;
+  if constexpr (std::is_floating_point_v<T>) {
+    A = lab::random_vector<T>(elements, lab::derive_seed(opt.seed, 0), -1, 1);
+  } else {
+    A = lab::random_vector<T>(elements, lab::derive_seed(opt.seed, 0), -30, 30);
+  }
+  lab::HostVector<T> want(elements);
+  std::vector<double> allowed(std::is_floating_point_v<T> ? elements : 0);
+  row_scan(dims, A.data(), want.data(), &allowed);
+
+  // 4. Buffers: A and B with guard zones as long as the furthest launch reaches; `transposed`
+  //    adds the transposed pair At, Bt
+  std::vector<const coalescing::Variant*> variants;
+  std::uint64_t reach = 0;
+  for (const auto& v : family.variants) {
+    if (s.variant != "all" && s.variant != v.name) continue;
+    variants.push_back(&v);
+    reach = std::max(reach, coalescing::launch_reach(v, dims, tuning));
+  }
+  lab::GuardedBuffer<T> a_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, elements, reach,
+                              A.data());
+  lab::GuardedBuffer<T> b_buf(env, lab::BufferMode::write, CL_MEM_READ_WRITE, elements, reach);
+  const double bytes = family.work(dims).bytes;  // read A, write B once
+  const lab::KernelSignature scan_signature{"",
+                                            {{"", "int", "height"},
+                                             {"", "int", "width"},
+                                             {"global", real + "*", "A"},
+                                             {"global", real + "*", "B"}}};
+  const lab::Defines element_define{{"REAL", real, "--dtype"}};
+
+  // 5-7. Build, run and verify each variant through one path
+  std::vector<lab::Result> rows;
+  nlohmann::json transposes;
+  for (const auto* v : variants) {
+    const lab::PreparedKernel prepared = lab::prepare_kernel(
+        env, opt, cli.out(), family, *v, dims, tuning, element_define, scan_signature, sizeof(T));
+    cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> scan(prepared.kernel);
+    const cl::EnqueueArgs scan_args(env.queue, lab::to_ndrange(prepared.range.global),
+                                    lab::to_ndrange(prepared.range.local));
+    b_buf.reset(env.queue);
+    lab::Timing timing;
+    lab::Result row;
+    if (!v->extra.transposes) {
+      timing = lab::time_launches(
+          opt,
+          [&] { return scan(scan_args, dims.height, dims.width, a_buf.buffer(), b_buf.buffer()); },
+          cli.out());
+    } else {
+      // A (height x width) -> At (width x height), scan At's columns, Bt -> B: the transpose
+      // lab's kernel with its defaults for this device, built beside the scan.
+      const transpose::Family& transposes_family = transpose::family();
+      const transpose::Variant& tv = transposes_family.variant(s.transpose);
+      const lab::Tuning tt = transpose::default_tuning(env.device);
+      const transpose::Dims there{dims.height, dims.width}, back{dims.width, dims.height};
+      const lab::PreparedKernel tk =
+          lab::prepare_kernel(env, opt, cli.out(), transposes_family, tv, there, tt, element_define,
+                              scan_signature, sizeof(T),
+                              /*main_file=*/false);
+      const lab::NDRangePlan back_range = tv.plan(back, tt);
+      lab::check_ndrange(tk.kernel, env.device, back_range.global, back_range.local, {});
+      // The scan reaches as far past At and Bt as past A and B.
+      cl::Buffer at(env.context, CL_MEM_READ_WRITE, (elements + reach) * sizeof(T));
+      cl::Buffer bt(env.context, CL_MEM_READ_WRITE, (elements + reach) * sizeof(T));
+      cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> move(tk.kernel);
+      const cl::EnqueueArgs there_args(env.queue, lab::to_ndrange(tk.range.global),
+                                       lab::to_ndrange(tk.range.local));
+      const cl::EnqueueArgs back_args(env.queue, lab::to_ndrange(back_range.global),
+                                      lab::to_ndrange(back_range.local));
+      // The scan of the transposed matrix: its rows are At's columns, `height` of them.
+      timing = lab::time_launch_span(
+          opt,
+          [&]() -> std::vector<cl::Event> {
+            return {move(there_args, dims.height, dims.width, a_buf.buffer(), at),
+                    scan(scan_args, dims.height, dims.width, at, bt),
+                    move(back_args, dims.width, dims.height, bt, b_buf.buffer())};
+          },
+          cli.out());
+      row.note = "3 kernels, first start to last end: transpose (" + tv.name +
+                 "), scan, transpose back; the matrix moves 3 times";
+      row.tunables = tt.values(tv.tunables);
+      transposes = {{"kernel", tv.name}, {"tunables", tt.text(tv.tunables)}};
+    }
+    lab::CheckResult check;
+    {
+      const lab::Mapping<T> B = b_buf.fetch(env.queue);
+      if constexpr (std::is_floating_point_v<T>) {
+        check = lab::compare_each(
+            B.data(), want.data(), elements, [&](std::size_t i) { return allowed[i]; }, std::cerr,
+            "B (" + v->name + ")", std::size_t(dims.width));
+      } else {
+        check = lab::compare(B.data(), want.data(), elements, lab::Tolerance::exact(), std::cerr,
+                             "B (" + v->name + ")", std::size_t(dims.width));
+      }
+    }
+    const lab::GuardCheck guard = b_buf.check_guards(env.queue);
+    const std::string outside = lab::describe_guard_writes(
+        guard, "B (" + v->name + ")",
+        "the launch is padded to whole work-groups, and work-items past the last row or column "
+        "must not store");
+    if (!outside.empty()) std::cerr << "coalescing: " << outside << "\n";
+    row.variant = v->name;
+    row.size = dims.text();
+    lab::set_timing(row, timing);
+    row.rate = lab::gigabytes_per_second(bytes, timing.time.median);
+    row.unit = "GB/s";
+    const auto own = tuning.values(v->tunables);
+    row.tunables.insert(row.tunables.begin(), own.begin(), own.end());
+    row.out_of_bounds = guard.total();
+    lab::set_check(row, check);
+    rows.push_back(row);
+  }
+
+  // 8. Report: effective GB/s (the program reads A and writes B once) against the suite's copy
+  //    kernel over the same number of elements, and the speed-up over naive
+  const lab::CopyBaseline copy = lab::measure_copy(env, opt, elements, 0, cli.out());
+  const auto naive = std::find_if(rows.begin(), rows.end(),
+                                  [](const lab::Result& r) { return r.variant == "naive"; });
+  const double naive_rate = naive != rows.end() ? naive->rate : 0.0;
+  lab::Report report("coalescing", env.device_name());
+  for (auto& row : rows) {
+    if (naive_rate > 0) row.speedup = row.rate / naive_rate;
+    lab::relate_to_copy(row, copy);
+    report.add(row);
+  }
+  report.details()["height"] = dims.height;
+  report.details()["width"] = dims.width;
+  report.details()["dtype"] = s.dtype;
+  report.details()["tolerance"] =
+      std::is_floating_point_v<T>
+          ? "per element: 2u * sum over the row so far of (a^2 + |accum|), u = 2^-24"
+          : "exact (wrapping int arithmetic)";
+  if (!transposes.is_null()) report.details()["transpose"] = transposes;
+  report.details()["copy"] = copy.details;
+  report.print(cli.format(), std::cout);
+  return report.exit_code();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return lab::run_main(
+      argc, argv, "coalescing", "the row-scan program: uncoalesced, transposed, fused",
+      [](lab::Cli& cli) {
+        // 1. Options
+        const coalescing::Family& family = coalescing::family();
+        Settings s;
+        cli.add_size("-n,--size", s.n, "Square size: height = width = N (default 2048)");
+        cli.add_size("-H,--height", s.height, "Rows of A: independent chains (overrides -n)");
+        cli.add_size("-W,--width", s.width,
+                     "Columns of A: the length of each chain (overrides -n)");
+        cli.add_choice("--dtype", s.dtype, "Element type: float or int", {"float", "int"});
+        std::vector<std::string> choices = family.names();
+        choices.push_back("all");
+        cli.add_choice("--variant", s.variant, lab::variant_help(family), choices);
+        lab::TunableOptions tunable_options(cli, family.tunables);
+        std::vector<std::string> transposes = transpose::family().names();
+        transposes.erase(std::remove(transposes.begin(), transposes.end(), "copy"),
+                         transposes.end());
+        cli.add_choice("--transpose", s.transpose,
+                       "The transpose lab's kernel for `transposed`, with its defaults for the "
+                       "device (default: blocks on a CPU, multi elsewhere)",
+                       transposes);
+        cli.parse();
+        tunable_options.check();
+        const auto& opt = cli.options();
+        const std::uint64_t height = s.height ? s.height : s.n, width = s.width ? s.width : s.n;
+        if (std::max(height, width) > (1u << 30) || height * width >= (std::uint64_t{1} << 31)) {
+          throw lab::UsageError(
+              "matrices of more than 2^31 elements are not supported (the kernels index with "
+              "int): choose smaller sizes");
+        }
+        const coalescing::Dims dims{static_cast<int>(height), static_cast<int>(width)};
+        if (!opt.kernel_file.empty() && s.variant == "all") {
+          throw lab::UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
+        }
+
+        // 2. Device, and the tunables shaped for it
+        lab::Env env = lab::open_device(opt, cli.out());
+        const lab::Tuning tuning = tunable_options.apply(coalescing::default_tuning(env.device));
+        if (s.transpose.empty()) s.transpose = coalescing::default_transpose(env.device);
+        lab::check_memory(env, dims.elements() * 4, 4, 3, "size");
+        cli.out() << "row scan of A " << dims.text() << ", " << s.dtype << "\n";
+        return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning)
+                                : run<float>(cli, env, s, dims, tuning);
+      });
+}
