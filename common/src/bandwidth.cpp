@@ -68,4 +68,28 @@ void relate_to_copy(Result& row, const CopyBaseline& copy) {
   row.passed = row.passed && copy.passed;
 }
 
+Result bandwidth_row(const std::string& variant, const std::string& size, const Timing& timing,
+                     double bytes, const CheckResult& check) {
+  Result row;
+  row.variant = variant;
+  row.size = size;
+  set_timing(row, timing);
+  row.rate = gigabytes_per_second(bytes, timing.time.median);
+  row.unit = "GB/s";
+  set_check(row, check);
+  return row;
+}
+
+void add_against_copy(Report& report, std::vector<Result>& rows, const CopyBaseline& copy,
+                      const std::string& baseline) {
+  const auto base = std::find_if(rows.begin(), rows.end(),
+                                 [&](const Result& r) { return r.variant == baseline; });
+  const double base_rate = base != rows.end() ? base->rate : 0.0;
+  for (Result& row : rows) {
+    if (base_rate > 0) row.speedup = row.rate / base_rate;
+    relate_to_copy(row, copy);
+    report.add(row);
+  }
+}
+
 }  // namespace lab

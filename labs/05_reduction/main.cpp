@@ -298,15 +298,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
 
   // 8. Report: GB/s of terms read, against the copy kernel; speed-up over single
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
-  const auto single = std::find_if(rows.begin(), rows.end(),
-                                   [](const lab::Result& r) { return r.variant == "single"; });
-  const double single_rate = single != rows.end() ? single->rate : 0.0;
   lab::Report report("reduction", env.device_name());
-  for (auto& row : rows) {
-    if (single_rate > 0) row.speedup = row.rate / single_rate;
-    lab::relate_to_copy(row, copy);
-    report.add(row);
-  }
+  lab::add_against_copy(report, rows, copy, "single");
   report.details()["n"] = n;
   report.details()["op"] = s.op;
   report.details()["dtype"] = s.dtype;

@@ -94,15 +94,9 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
         "the launch is padded to whole tiles, and work-items outside the matrix need the bounds "
         "checks on both indices");
     if (!outside.empty()) std::cerr << "transpose: " << outside << "\n";
-    lab::Result row;
-    row.variant = v->name;
-    row.size = dims.text();
-    lab::set_timing(row, timing);
-    row.rate = lab::gigabytes_per_second(bytes, timing.time.median);
-    row.unit = "GB/s";
+    lab::Result row = lab::bandwidth_row(v->name, dims.text(), timing, bytes, check);
     row.tunables = tuning.values(v->tunables);
     row.out_of_bounds = guard.total();
-    lab::set_check(row, check);
     rows.push_back(row);
   }
   if constexpr (std::is_same_v<T, float>) {
@@ -130,14 +124,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
           check = lab::compare(B.data(), At.data(), elements, lab::Tolerance::exact(), std::cerr,
                                "B (CLBlast)", std::size_t(dims.height));
         }
-        lab::Result row;
-        row.variant = "CLBlast omatcopy";
-        row.size = dims.text();
-        lab::set_timing(row, timing);
-        row.rate = lab::gigabytes_per_second(bytes, timing.time.median);
-        row.unit = "GB/s";
+        lab::Result row = lab::bandwidth_row("CLBlast omatcopy", dims.text(), timing, bytes, check);
         row.note = "timed on the host clock up to clFinish";
-        lab::set_check(row, check);
         rows.push_back(row);
       }
     }
@@ -146,15 +134,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
   // 8. Report: GB/s (read A + write B) against the suite's copy kernel over the same number of
   //    elements, and the speed-up over naive
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, elements, 0, cli.out());
-  const auto naive = std::find_if(rows.begin(), rows.end(),
-                                  [](const lab::Result& r) { return r.variant == "naive"; });
-  const double naive_rate = naive != rows.end() ? naive->rate : 0.0;
   lab::Report report("transpose", env.device_name());
-  for (auto& row : rows) {
-    if (naive_rate > 0) row.speedup = row.rate / naive_rate;
-    lab::relate_to_copy(row, copy);
-    report.add(row);
-  }
+  lab::add_against_copy(report, rows, copy, "naive");
   report.details()["height"] = dims.height;
   report.details()["width"] = dims.width;
   report.details()["dtype"] = s.dtype;

@@ -101,7 +101,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
                                     lab::to_ndrange(prepared.range.local));
     b_buf.reset(env.queue);
     lab::Timing timing;
-    lab::Result row;
+    std::string note;
+    std::vector<std::pair<std::string, std::int64_t>> transpose_tunables;
     if (!v->extra.transposes) {
       timing = lab::time_launches(
           opt,
@@ -137,9 +138,9 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
                     move(back_args, dims.width, dims.height, bt, b_buf.buffer())};
           },
           cli.out());
-      row.note = "3 kernels, first start to last end: transpose (" + tv.name +
-                 "), scan, transpose back; the matrix moves 3 times";
-      row.tunables = tt.values(tv.tunables);
+      note = "3 kernels, first start to last end: transpose (" + tv.name +
+             "), scan, transpose back; the matrix moves 3 times";
+      transpose_tunables = tt.values(tv.tunables);
       transposes = {{"kernel", tv.name}, {"tunables", tt.text(tv.tunables)}};
     }
     lab::CheckResult check;
@@ -160,30 +161,19 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
         "the launch is padded to whole work-groups, and work-items past the last row or column "
         "must not store");
     if (!outside.empty()) std::cerr << "coalescing: " << outside << "\n";
-    row.variant = v->name;
-    row.size = dims.text();
-    lab::set_timing(row, timing);
-    row.rate = lab::gigabytes_per_second(bytes, timing.time.median);
-    row.unit = "GB/s";
-    const auto own = tuning.values(v->tunables);
-    row.tunables.insert(row.tunables.begin(), own.begin(), own.end());
+    lab::Result row = lab::bandwidth_row(v->name, dims.text(), timing, bytes, check);
+    row.tunables = tuning.values(v->tunables);
+    row.tunables.insert(row.tunables.end(), transpose_tunables.begin(), transpose_tunables.end());
+    row.note = note;
     row.out_of_bounds = guard.total();
-    lab::set_check(row, check);
     rows.push_back(row);
   }
 
   // 8. Report: effective GB/s (the program reads A and writes B once) against the suite's copy
   //    kernel over the same number of elements, and the speed-up over naive
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, elements, 0, cli.out());
-  const auto naive = std::find_if(rows.begin(), rows.end(),
-                                  [](const lab::Result& r) { return r.variant == "naive"; });
-  const double naive_rate = naive != rows.end() ? naive->rate : 0.0;
   lab::Report report("coalescing", env.device_name());
-  for (auto& row : rows) {
-    if (naive_rate > 0) row.speedup = row.rate / naive_rate;
-    lab::relate_to_copy(row, copy);
-    report.add(row);
-  }
+  lab::add_against_copy(report, rows, copy, "naive");
   report.details()["height"] = dims.height;
   report.details()["width"] = dims.width;
   report.details()["dtype"] = s.dtype;

@@ -4,12 +4,15 @@
 #include "lab/cli.hpp"
 #include "lab/device.hpp"
 #include "lab/report.hpp"
+#include "lab/timing.hpp"
+#include "lab/verify.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace lab {
 
@@ -33,5 +36,14 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
 // reference, or a note saying why the copy is too short to compare with. A copy that failed its
 // check fails the row too.
 void relate_to_copy(Result& row, const CopyBaseline& copy);
+
+// A row in GB/s: `bytes` moved per run over the median time, with the runs and the check.
+Result bandwidth_row(const std::string& variant, const std::string& size, const Timing& timing,
+                     double bytes, const CheckResult& check);
+
+// Adds `rows` to `report` in their order, each against the copy (relate_to_copy) and as a
+// speed-up over the row named `baseline` when there is one.
+void add_against_copy(Report& report, std::vector<Result>& rows, const CopyBaseline& copy,
+                      const std::string& baseline);
 
 }  // namespace lab
