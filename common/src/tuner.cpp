@@ -268,10 +268,10 @@ Tuning resolve_tuning(const TunableOptions& options, const std::vector<Tunable>&
                                   [&](const Tunable& x) { return x.name == name; });
       // Within the command line's bounds, or a value the table itself uses (LOCAL 0: the
       // runtime's choice).
-      const bool known = t != tunables.end() &&
-                         ((value >= t->min && value <= t->max) || defaults[name] == value ||
-                          std::find(t->candidates.begin(), t->candidates.end(), value) !=
-                              t->candidates.end());
+      const bool known =
+          t != tunables.end() &&
+          ((value >= t->min && value <= t->max) || defaults[name] == value ||
+           std::find(t->candidates.begin(), t->candidates.end(), value) != t->candidates.end());
       if (!known) usable = false;
     }
     if (usable) {
@@ -319,6 +319,53 @@ Tuning tune_variant(const std::vector<Tunable>& tunables, const std::vector<std:
   cache.save();
   out << "tune: stored in " << cache.path() << "\n";
   return best.tuning;
+}
+
+TuningCache open_tuning_cache(const TunableOptions& options, const std::string& lab,
+                              std::ostream& err) {
+  TuningCache cache;
+  if (options.use_cache() || options.tune()) {
+    cache.load();
+    if (!cache.warning().empty()) err << lab << ": warning: " << cache.warning() << "\n";
+  }
+  return cache;
+}
+
+Options trial_options(const Options& options) {
+  Options trial = options;
+  trial.warmup = 1;
+  trial.reps = 3;
+  trial.verbose = false;
+  return trial;
+}
+
+std::vector<Tuning> launch_tunings(const TunableOptions& options,
+                                   const std::vector<Tunable>& tunables,
+                                   const std::vector<std::string>& names, const Tuning& defaults,
+                                   const Tuning& resolved) {
+  std::vector<Tuning> out{resolved};
+  if (options.tune()) {
+    for (const Tuning& t : tuning_candidates(tunables, names, options.apply(defaults))) {
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+VariantTuning tuning_for(const TunableOptions& options, const std::vector<Tunable>& tunables,
+                         const std::vector<std::string>& names, const Tuning& defaults,
+                         TuningCache& cache, const TuningKey& key, const std::string& unit,
+                         const std::function<TrialOutcome(const Tuning&)>& evaluate,
+                         std::ostream& err) {
+  VariantTuning out;
+  if (options.tune()) {
+    out.tuning = tune_variant(tunables, names, options.apply(defaults), key, options.tune_budget(),
+                              cache, unit, evaluate, err);
+    out.source = "tuned";
+  } else {
+    out.tuning = resolve_tuning(options, tunables, defaults, cache, key, out.source, err);
+  }
+  return out;
 }
 
 }  // namespace lab

@@ -90,28 +90,20 @@ int main(int argc, char** argv) {
         // 4. Buffers, each with guard zones as long as the furthest a padded launch overshoots n:
         //    a kernel that forgets its bounds check writes there, and the check below says so.
         //    With --tune, every candidate's launch counts.
-        lab::TuningCache cache;
-        if (tunable_options.use_cache() || tunable_options.tune()) {
-          cache.load();
-          if (!cache.warning().empty())
-            std::cerr << "vector_add: warning: " << cache.warning() << "\n";
-        }
-        std::vector<lab::Tuning> tunings;  // per variant: defaults, the cache, the command line
-        std::vector<std::string> sources;
+        std::ostringstream discard;  // what quiet runs and the sizing pass would print
+        lab::TuningCache cache = lab::open_tuning_cache(tunable_options, "vector_add", std::cerr);
+        std::vector<lab::TuningKey> keys;
         std::uint64_t reach = 0;
         for (const auto* v : variants) {
+          keys.push_back(lab::tuning_key(env, opt, "vector_add", v->name, v->kernel_file, "float",
+                                         double(s.n)));
           std::string source;
-          const lab::TuningKey key = lab::tuning_key(env, opt, "vector_add", v->name,
-                                                     v->kernel_file, "float", double(s.n));
-          tunings.push_back(lab::resolve_tuning(tunable_options, family.tunables, defaults, cache,
-                                                key, source, std::cerr));
-          sources.push_back(source);
-          std::vector<lab::Tuning> launches{tunings.back()};
-          if (tunable_options.tune()) {
-            launches = lab::tuning_candidates(family.tunables, v->tunables,
-                                              tunable_options.apply(defaults));
+          const lab::Tuning resolved = lab::resolve_tuning(
+              tunable_options, family.tunables, defaults, cache, keys.back(), source, discard);
+          for (const auto& t : lab::launch_tunings(tunable_options, family.tunables, v->tunables,
+                                                   defaults, resolved)) {
+            reach = std::max(reach, v->covers(s.n, t)[0] - s.n);
           }
-          for (const auto& t : launches) reach = std::max(reach, v->covers(s.n, t)[0] - s.n);
         }
         lab::GuardedBuffer<float> a_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, a.data());
         lab::GuardedBuffer<float> b_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, b.data());
@@ -121,7 +113,6 @@ int main(int argc, char** argv) {
         nlohmann::json details = nlohmann::json::object();
         // 5-7. One variant with one tuning: build, run, verify. `quiet` (the tuner's trials)
         //      keeps the launch line and the mismatch lines to itself.
-        std::ostringstream discard;
         const auto run_variant = [&](const vector_add::Variant& variant, const lab::Tuning& t,
                                      const lab::Options& run_options, bool quiet) {
           const vector_add::Variant* v = &variant;
@@ -203,27 +194,18 @@ int main(int argc, char** argv) {
         };
 
         std::vector<lab::Result> rows;
+        const lab::Options trial = lab::trial_options(opt);
         for (std::size_t i = 0; i < variants.size(); ++i) {
           const vector_add::Variant& v = *variants[i];
-          if (tunable_options.tune()) {
-            // Trials: 1 warm-up and 3 timed runs each, through the same path.
-            lab::Options trial = opt;
-            trial.warmup = 1;
-            trial.reps = 3;
-            const lab::TuningKey key = lab::tuning_key(env, opt, "vector_add", v.name,
-                                                       v.kernel_file, "float", double(s.n));
-            tunings[i] = lab::tune_variant(
-                family.tunables, v.tunables, tunable_options.apply(defaults), key,
-                tunable_options.tune_budget(), cache, "GB/s",
-                [&](const lab::Tuning& t) {
-                  const lab::Result r = run_variant(v, t, trial, true);
-                  return lab::TrialOutcome{r.passed, r.rate};
-                },
-                std::cerr);
-            sources[i] = "tuned";
-          }
-          lab::Result row = run_variant(v, tunings[i], opt, false);
-          row.tuning = sources[i];
+          const lab::VariantTuning tuned = lab::tuning_for(
+              tunable_options, family.tunables, v.tunables, defaults, cache, keys[i], "GB/s",
+              [&](const lab::Tuning& t) {
+                const lab::Result r = run_variant(v, t, trial, true);
+                return lab::TrialOutcome{r.passed, r.rate};
+              },
+              std::cerr);
+          lab::Result row = run_variant(v, tuned.tuning, opt, false);
+          row.tuning = tuned.source;
           rows.push_back(row);
         }
 

@@ -122,4 +122,32 @@ Tuning tune_variant(const std::vector<Tunable>& tunables, const std::vector<std:
                     const std::string& unit,
                     const std::function<TrialOutcome(const Tuning&)>& evaluate, std::ostream& out);
 
+// A lab's tuning cache, read unless --no-tuned (without --tune); a warning goes to `err` as
+// "LAB: warning: ...".
+TuningCache open_tuning_cache(const TunableOptions& options, const std::string& lab,
+                              std::ostream& err);
+
+// The options of one tuner trial: 1 warm-up and 3 timed runs, the rest as given.
+Options trial_options(const Options& options);
+
+// The tunings `names` may take in this run: the resolved one, or with --tune every candidate
+// (a lab sizes its guard zones for the furthest launch among them).
+std::vector<Tuning> launch_tunings(const TunableOptions& options,
+                                   const std::vector<Tunable>& tunables,
+                                   const std::vector<std::string>& names, const Tuning& defaults,
+                                   const Tuning& resolved);
+
+struct VariantTuning {
+  Tuning tuning;
+  std::string source;  // "tuned" or "default"
+};
+
+// One variant's tuning for this run: with --tune the search first (tune_variant through
+// `evaluate`, progress on `err`), else resolve_tuning.
+VariantTuning tuning_for(const TunableOptions& options, const std::vector<Tunable>& tunables,
+                         const std::vector<std::string>& names, const Tuning& defaults,
+                         TuningCache& cache, const TuningKey& key, const std::string& unit,
+                         const std::function<TrialOutcome(const Tuning&)>& evaluate,
+                         std::ostream& err);
+
 }  // namespace lab
