@@ -391,12 +391,13 @@ Buffers<T> make_buffers(lab::Env& env, Problem<T>& problem, const Reach& reach) 
 }
 
 template <typename T>
-lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name) {
+lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name,
+                              std::ostream& err) {
   const auto& tolerance = problem.row_tolerance;
   const std::size_t columns = problem.dims.N;
   return lab::compare_each(
       C, problem.C_ref.data(), problem.C_ref.size(),
-      [&](std::size_t index) { return tolerance[index / columns]; }, std::cerr, name, columns);
+      [&](std::size_t index) { return tolerance[index / columns]; }, err, name, columns);
 }
 
 template <typename T>
@@ -424,14 +425,14 @@ lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffe
   lab::CheckResult check;
   {
     const lab::Mapping<T> C = buffers.c.fetch(env.queue);
-    check = check_result(C.data(), problem, "C (" + variant.name + ")");
+    check = check_result(C.data(), problem, "C (" + variant.name + ")", context.err);
   }
   const lab::GuardCheck guard = buffers.c.check_guards(env.queue);
   const std::string outside = lab::describe_guard_writes(
       guard, "C (" + variant.name + ")",
       "the launch is padded to whole work-groups or tiles, and work-items outside C need the "
       "bounds check on i and j");
-  if (!outside.empty()) std::cerr << "matmul: " << outside << "\n";
+  if (!outside.empty()) context.err << "matmul: " << outside << "\n";
   lab::Result row = make_result(variant.name, d, timing, check, is_float ? context.peak : Peak{});
   row.tunables = context.tuning.values(variant.tunables);
   row.out_of_bounds = guard.total();
@@ -464,7 +465,7 @@ std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostrea
     }
   };
   const lab::Timing timing = lab::time_on_host(0, 1, loop);
-  const lab::CheckResult check = check_result(C.data(), problem, "C (sequential)");
+  const lab::CheckResult check = check_result(C.data(), problem, "C (sequential)", std::cerr);
   lab::Result row = make_result("sequential (host)", d, timing, check, Peak{});
   row.note = "the host loop, one core, timed once on the host clock";
   return row;
@@ -475,8 +476,9 @@ template Problem<int> make_problem<int>(const Dims&, std::uint64_t);
 template Buffers<float> make_buffers<float>(lab::Env&, Problem<float>&, const Reach&);
 template Buffers<int> make_buffers<int>(lab::Env&, Problem<int>&, const Reach&);
 template lab::CheckResult check_result<float>(const float*, const Problem<float>&,
-                                              const std::string&);
-template lab::CheckResult check_result<int>(const int*, const Problem<int>&, const std::string&);
+                                              const std::string&, std::ostream&);
+template lab::CheckResult check_result<int>(const int*, const Problem<int>&, const std::string&,
+                                            std::ostream&);
 template lab::Result run_variant<float>(const Variant&, const Problem<float>&, Buffers<float>&,
                                         Context&);
 template lab::Result run_variant<int>(const Variant&, const Problem<int>&, Buffers<int>&, Context&);
