@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <random>
 #include <sstream>
 #include <system_error>
 
@@ -192,9 +193,12 @@ std::vector<Tuning> tuning_candidates(const std::vector<Tunable>& tunables,
     }
     out = std::move(grown);
   }
-  // The base first, once.
+  // The base first, once; the rest in a fixed shuffled order, so a budget that stops the search
+  // early has sampled the whole space, not one corner of it.
   const auto same = [&](const Tuning& a) { return a.values(names) == base.values(names); };
   out.erase(std::remove_if(out.begin(), out.end(), same), out.end());
+  std::mt19937_64 order(0x5eed);
+  std::shuffle(out.begin(), out.end(), order);
   out.insert(out.begin(), base);
   return out;
 }
@@ -209,8 +213,9 @@ std::vector<Trial> run_trials(const std::vector<Tuning>& candidates,
   };
   std::vector<Trial> trials;
   const Trial* best = nullptr;
+  double longest = 0;  // the slowest trial so far: the next may take as long
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    if (i > 0 && elapsed() >= budget_s) {
+    if (i > 0 && elapsed() + longest > budget_s) {
       progress << "tune: the budget of " << budget_s << " s is spent after " << i << " of "
                << candidates.size() << " candidates\n";
       break;
@@ -218,11 +223,13 @@ std::vector<Trial> run_trials(const std::vector<Tuning>& candidates,
     Trial trial;
     trial.tuning = candidates[i];
     trial.values = candidates[i].values(names);
+    const double before = elapsed();
     try {
       trial.outcome = evaluate(trial.tuning);
     } catch (const Error& e) {
       trial.skipped = e.what();
     }
+    longest = std::max(longest, elapsed() - before);
     char line[96];
     std::snprintf(line, sizeof line, "tune: [%zu/%zu %.0f s] ", i + 1, candidates.size(),
                   elapsed());
