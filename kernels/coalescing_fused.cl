@@ -14,6 +14,13 @@
 #ifndef CHUNK
 #define CHUNK 16  // columns per block: each chain advances CHUNK steps per block
 #endif
+// Short CHUNK loops are unrolled, so the loads in flight live in registers; long ones are not
+// (unrolling them takes the compiler minutes and spills the registers anyway).
+#if CHUNK <= 32
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL
+#endif
 #ifndef LOCAL
 #define LOCAL 64  // work-items per group = rows per block
 #endif
@@ -25,7 +32,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void coalescing_fuse
   const int t = get_local_id(0);
   const int i0 = get_group_id(0) * LOCAL;
   REAL share[CHUNK];  // this work-item's CHUNK elements of the next block
-#pragma unroll
+UNROLL
   for (int k = 0; k < CHUNK; ++k) {
     const int e = t + k * LOCAL, r = e / CHUNK, c = e % CHUNK;
     share[k] = i0 + r < height && c < width ? A[(size_t)(i0 + r) * width + c] : 0;
@@ -34,13 +41,13 @@ __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void coalescing_fuse
   for (int jj = 0; jj < width; jj += CHUNK) {
     // EXERCISE(fused_load): put this work-item's share of the block into `block`, wait for the
     // whole group, then start loading the next block's share
-#pragma unroll
+UNROLL
     for (int k = 0; k < CHUNK; ++k) {
       const int e = t + k * LOCAL;
       block[e / CHUNK][e % CHUNK] = share[k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // the block is in local memory before any chain reads it
-#pragma unroll
+UNROLL
     for (int k = 0; k < CHUNK; ++k) {
       const int e = t + k * LOCAL, r = e / CHUNK, c = jj + CHUNK + e % CHUNK;
       share[k] = i0 + r < height && c < width ? A[(size_t)(i0 + r) * width + c] : 0;
@@ -52,11 +59,12 @@ __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void coalescing_fuse
       block[t][c] = accum;
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // every chain has written its results before they are stored
-#pragma unroll
+UNROLL
     for (int k = 0; k < CHUNK; ++k) {
       const int e = t + k * LOCAL, r = e / CHUNK, c = e % CHUNK;
       if (i0 + r < height && jj + c < width) B[(size_t)(i0 + r) * width + jj + c] = block[r][c];
     }
-    barrier(CLK_LOCAL_MEM_FENCE);  // the block is stored before the next one overwrites it
+    // No barrier here: the next block's share goes into the same elements this work-item has just
+    // stored (the same e = t + k * LOCAL), so no other work-item's store can be overwritten.
   }
 }

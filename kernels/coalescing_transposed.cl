@@ -14,6 +14,13 @@
 #ifndef CHUNK
 #define CHUNK 16  // loads in flight per work-item
 #endif
+// Short CHUNK loops are unrolled, so the loads in flight live in registers; long ones are not
+// (unrolling them takes the compiler minutes and spills the registers anyway).
+#if CHUNK <= 32
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL
+#endif
 
 __kernel void coalescing_transposed(const int height, const int width,
                                     __global const REAL* restrict At, __global REAL* restrict Bt) {
@@ -23,9 +30,9 @@ __kernel void coalescing_transposed(const int height, const int width,
   int j = 0;
   for (; j + CHUNK <= width; j += CHUNK) {
     REAL a[CHUNK];
-#pragma unroll
+UNROLL
     for (int c = 0; c < CHUNK; ++c) a[c] = At[(size_t)(j + c) * height + i];
-#pragma unroll
+UNROLL
     for (int c = 0; c < CHUNK; ++c) {
       accum = a[c] * a[c] - accum;
       Bt[(size_t)(j + c) * height + i] = accum;

@@ -69,7 +69,7 @@ void relate_to_copy(Result& row, const CopyBaseline& copy) {
 }
 
 Result bandwidth_row(const std::string& variant, const std::string& size, const Timing& timing,
-                     double bytes, const CheckResult& check) {
+                     double bytes, const CheckResult& check, std::uint64_t out_of_bounds) {
   Result row;
   row.variant = variant;
   row.size = size;
@@ -77,6 +77,8 @@ Result bandwidth_row(const std::string& variant, const std::string& size, const 
   row.rate = gigabytes_per_second(bytes, timing.time.median);
   row.unit = "GB/s";
   set_check(row, check);
+  row.out_of_bounds = out_of_bounds;
+  row.passed = row.passed && out_of_bounds == 0;
   return row;
 }
 

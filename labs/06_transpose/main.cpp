@@ -113,9 +113,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
         "the launch is padded to whole tiles, and work-items outside the matrix need the bounds "
         "checks on both indices");
     if (!outside.empty()) err << "transpose: " << outside << "\n";
-    lab::Result row = lab::bandwidth_row(v->name, dims.text(), timing, bytes, check);
+    lab::Result row = lab::bandwidth_row(v->name, dims.text(), timing, bytes, check, guard.total());
     row.tunables = t.values(v->tunables);
-    row.out_of_bounds = guard.total();
     return row;
   };
   std::vector<lab::Result> rows;
@@ -158,7 +157,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
           check = lab::compare(B.data(), At.data(), elements, lab::Tolerance::exact(), std::cerr,
                                "B (CLBlast)", std::size_t(dims.height));
         }
-        lab::Result row = lab::bandwidth_row("CLBlast omatcopy", dims.text(), timing, bytes, check);
+        lab::Result row =
+            lab::bandwidth_row("CLBlast omatcopy", dims.text(), timing, bytes, check, 0);
         row.note = "timed on the host clock up to clFinish";
         rows.push_back(row);
       }

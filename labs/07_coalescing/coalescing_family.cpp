@@ -47,7 +47,7 @@ Family make_family() {
   chunk.meaning =
       "Columns a chain's loads fetch at once: fused stages LOCAL x (CHUNK + 1) elements in local "
       "memory, transposed CHUNK in registers";
-  chunk.max = 65536;
+  chunk.max = 4096;
   chunk.candidates = {4, 8, 16, 32, 64};
   chunk.grows = lab::kGrowsLocal | lab::kGrowsPrivate;
   f.tunables = {local, chunk};
