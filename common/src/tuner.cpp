@@ -213,9 +213,11 @@ std::vector<Trial> run_trials(const std::vector<Tuning>& candidates,
   };
   std::vector<Trial> trials;
   const Trial* best = nullptr;
-  double longest = 0;  // the slowest trial so far: the next may take as long
+  // The slowest trial so far: the next may take as long, and the run that follows the search
+  // about as long again, so the search stops two of them short of the budget.
+  double longest = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    if (i > 0 && elapsed() + longest > budget_s) {
+    if (i > 0 && elapsed() + 2 * longest > budget_s) {
       progress << "tune: the budget of " << budget_s << " s is spent after " << i << " of "
                << candidates.size() << " candidates\n";
       break;
