@@ -32,6 +32,9 @@ set(LAB_TEST_ENVIRONMENT
     "LAB_DEVICE_TYPE=unset:"
     "LAB_KERNEL_DIR=unset:"
     "LAB_TIME_LIMIT=unset:"
+    # Tests never read or write the user's tuning cache: this file is never written (the tuning
+    # tests give their own).
+    "LAB_TUNING_CACHE=set:${CMAKE_BINARY_DIR}/tests/no-tuning-cache/tuning.json"
     "POCL_CACHE_DIR=set:${LAB_POCL_CACHE_DIR}")
 
 # The second device of the [errors] cases: Oclgrind's simulator, whose local memory and
@@ -151,6 +154,22 @@ function(lab_test lab name)
   endif()
   add_test(NAME ${lab}.${name} COMMAND ${lab} ${ARGN})
   lab_set_test_properties(${lab}.${name} lab)
+endfunction()
+
+# lab_tune_test(LAB VARIANT ARGS args...): [lab] LAB.tune.VARIANT runs --tune with a small budget
+# into a cache of its own, then checks that the next run reports "(tuned)", --no-tuned
+# "(default)", and that a corrupt cache is a warning (tests/tune.cmake).
+function(lab_tune_test lab variant)
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 2 X "" "" "ARGS")
+  string(JOIN "|" args ${X_ARGS})  # a ';' would split the argument; tune.cmake splits at '|'
+  add_test(NAME ${lab}.tune.${variant}
+    COMMAND ${CMAKE_COMMAND} -DLAB=$<TARGET_FILE:${lab}> "-DARGS=${args}" -DVARIANT=${variant}
+            -DFOLDER=${CMAKE_BINARY_DIR}/tests/tuning/${lab}.${variant}
+            -P ${PROJECT_SOURCE_DIR}/tests/tune.cmake)
+  lab_set_test_properties(${lab}.tune.${variant} lab)
 endfunction()
 
 # _lab_expect(TEST LABEL CODE REGEXES ENV command...): runs the command through expect.cmake,

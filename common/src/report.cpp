@@ -126,6 +126,7 @@ nlohmann::json Report::json() const {
     if (!r.tunables.empty()) {
       row["tunables"] = nlohmann::json::object();
       for (const auto& [name, value] : r.tunables) row["tunables"][name] = value;
+      if (!r.tuning.empty()) row["tuning"] = r.tuning;
     }
     if (!r.unit.empty()) {
       row["rate"] = r.rate;
@@ -157,7 +158,7 @@ void Report::print(OutputFormat format, std::ostream& out) const {
   }
   if (format == OutputFormat::csv) {
     out << "lab,device,variant,size,median_s,min_s,reps,rate,unit,percent,reference,speedup,"
-           "status,note,tunables,student_kernels,elements_per_s,end_to_end_median_s\n";
+           "status,note,tunables,student_kernels,elements_per_s,end_to_end_median_s,tuning\n";
     for (const auto& r : results_) {
       out << csv_field(lab_) << ',' << csv_field(device_) << ',' << csv_field(r.variant) << ','
           << csv_field(r.size) << ',' << (r.time ? fixed(r.time->median, 9) : "") << ','
@@ -168,7 +169,7 @@ void Report::print(OutputFormat format, std::ostream& out) const {
           << (r.speedup ? fixed(*r.speedup, 3) : "") << ',' << status(r) << ',' << csv_field(r.note)
           << ',' << csv_field(tunables_text(r)) << ',' << csv_field(student_files()) << ','
           << (r.elements_per_s ? fixed(*r.elements_per_s * 1e9, 0) : "") << ','
-          << (r.end_to_end ? fixed(r.end_to_end->median, 9) : "") << "\n";
+          << (r.end_to_end ? fixed(r.end_to_end->median, 9) : "") << ',' << r.tuning << "\n";
     }
     return;
   }
@@ -226,7 +227,8 @@ void Report::print(OutputFormat format, std::ostream& out) const {
   std::string tuning;
   for (const auto& r : results_) {
     if (!r.tunables.empty())
-      tuning += (tuning.empty() ? "" : "; ") + r.variant + " " + tunables_text(r);
+      tuning += (tuning.empty() ? "" : "; ") + r.variant + " " + tunables_text(r) +
+                (r.tuning.empty() ? "" : " (" + r.tuning + ")");
   }
   if (!tuning.empty()) out << "  tunables: " << tuning << "\n";
   for (const auto& r : results_) {

@@ -154,6 +154,12 @@ TunableOptions::TunableOptions(Cli& cli, const std::vector<Tunable>& tunables)
   cli.add_text(
       "--tunable", by_name_,
       "NAME=VALUE[,NAME=VALUE...]: set tunables by their kernel macro names (" + names + ")");
+  cli.add_flag("--tune", tune_,
+               "Search the chosen variant's tunables on this device (each candidate built, run "
+               "and checked), print the best few and keep the best in the tuning cache");
+  cli.add_size("--tune-budget", budget_, "Seconds --tune may spend (default 60)");
+  cli.add_flag("--no-tuned", no_tuned_,
+               "Ignore the tuning cache: run with the defaults and what the command line gives");
 }
 
 void TunableOptions::check() {

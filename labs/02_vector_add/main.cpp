@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 namespace {
 
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
         const auto& opt = cli.options();
         const lab::BufferMode mode = lab::parse_buffer_mode(s.mode);
         const bool use_host_result = s.no_fetch || s.skip_finish;  // the host array is the buffer
-        const lab::Tuning tuning = tunable_options.apply(vector_add::default_tuning());
+        const lab::Tuning defaults = vector_add::default_tuning();
+        const lab::Tuning tuning = tunable_options.apply(defaults);
         const bool per_item_given = tuning.given("PER_ITEM") && tuning["PER_ITEM"] > 1;
         if (s.variant.empty()) s.variant = per_item_given ? "per_item" : "element";
         if (s.variant == "element" && per_item_given) {
@@ -87,27 +89,47 @@ int main(int argc, char** argv) {
 
         // 4. Buffers, each with guard zones as long as the furthest a padded launch overshoots n:
         //    a kernel that forgets its bounds check writes there, and the check below says so.
+        //    With --tune, every candidate's launch counts.
+        std::ostringstream discard;  // what quiet runs and the sizing pass would print
+        lab::TuningCache cache = lab::open_tuning_cache(tunable_options, "vector_add", std::cerr);
+        std::vector<lab::TuningKey> keys;
         std::uint64_t reach = 0;
-        for (const auto* v : variants) reach = std::max(reach, v->covers(s.n, tuning)[0] - s.n);
+        for (const auto* v : variants) {
+          keys.push_back(lab::tuning_key(env, opt, "vector_add", v->name, v->kernel_file, "float",
+                                         double(s.n)));
+          std::string source;
+          const lab::Tuning resolved = lab::resolve_tuning(
+              tunable_options, family.tunables, defaults, cache, keys.back(), source, discard);
+          for (const auto& t : lab::launch_tunings(tunable_options, family.tunables, v->tunables,
+                                                   defaults, resolved)) {
+            reach = std::max(reach, v->covers(s.n, t)[0] - s.n);
+          }
+        }
         lab::GuardedBuffer<float> a_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, a.data());
         lab::GuardedBuffer<float> b_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, b.data());
         lab::GuardedBuffer<float> c_buf(env, use_host_result ? lab::BufferMode::use : mode,
                                         CL_MEM_WRITE_ONLY, s.n, reach);
 
-        std::vector<lab::Result> rows;
         nlohmann::json details = nlohmann::json::object();
-        for (const auto* v : variants) {
+        // 5-7. One variant with one tuning: build, run, verify. `quiet` (the tuner's trials)
+        //      keeps the launch line and the mismatch lines to itself.
+        const auto run_variant = [&](const vector_add::Variant& variant, const lab::Tuning& t,
+                                     const lab::Options& run_options, bool quiet) {
+          const vector_add::Variant* v = &variant;
+          std::ostream& say = quiet ? discard : cli.out();
+          std::ostream& err = quiet ? discard : std::cerr;
+          discard.str("");
           // 5. Program and kernel, checked against the arguments the host passes and the device
           const lab::PreparedKernel prepared =
-              lab::prepare_kernel(env, opt, cli.out(), family, *v, s.n, tuning, {},
+              lab::prepare_kernel(env, run_options, say, family, *v, s.n, t, {},
                                   vector_add::signature(), sizeof(float));
           cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(prepared.kernel);
           const auto& range = prepared.range;
-          cli.out() << v->name << ": n = " << s.n << ", work-items = " << range.global[0]
-                    << (range.local.empty() ? ", local chosen by the runtime"
-                                            : ", local = " + std::to_string(range.local[0]))
-                    << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
-                    << "\n";
+          say << v->name << ": n = " << s.n << ", work-items = " << range.global[0]
+              << (range.local.empty() ? ", local chosen by the runtime"
+                                      : ", local = " + std::to_string(range.local[0]))
+              << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
+              << "\n";
 
           // 6. Run: warm-up, then timed repetitions from profiling events, on a result that
           //    starts as NaN everywhere
@@ -118,9 +140,9 @@ int main(int argc, char** argv) {
           const auto launch = [&] {
             return add(args, s.n, a_buf.buffer(), b_buf.buffer(), c_buf.buffer());
           };
-          const lab::Timing timing = lab::time_launches(opt, launch, cli.out());
+          const lab::Timing timing = lab::time_launches(run_options, launch, say);
 
-          if (s.skip_finish && v == variants.front()) {
+          if (s.skip_finish && !quiet && v == variants.front()) {
             // Reset the result to NaN, launch, and look at the host array before waiting.
             // Reading memory the device may be writing is exactly the bug the lecture shows.
             c_buf.reset(env.queue);
@@ -145,13 +167,13 @@ int main(int argc, char** argv) {
           lab::CheckResult check;
           {
             const lab::Mapping<float> result = c_buf.fetch(env.queue);
-            check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(),
-                                 std::cerr, "c");
+            check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(), err,
+                                 "c");
           }
           const lab::GuardCheck guard = c_buf.check_guards(env.queue);
           const std::string outside = lab::describe_guard_writes(
               guard, "c", "padding work-items need the bounds check `if (i < n)`");
-          if (!outside.empty()) std::cerr << "vector_add: " << outside << "\n";
+          if (!outside.empty()) err << "vector_add: " << outside << "\n";
 
           lab::Result row;
           row.variant = v->name + " mode=" + s.mode + (use_host_result ? " result=use" : "");
@@ -159,14 +181,32 @@ int main(int argc, char** argv) {
           lab::set_timing(row, timing);
           row.rate = lab::gigabytes_per_second(family.work(s.n).bytes, timing.time.median);
           row.unit = "GB/s";
-          row.tunables = tuning.values(v->tunables);
+          row.tunables = t.values(v->tunables);
           row.out_of_bounds = guard.total();
           lab::set_check(row, check);
+          if (!quiet) {
+            details["variants"][v->name] = {
+                {"global", range.global},
+                {"local", range.local.empty() ? 0 : range.local[0]},
+                {"mean_wait_before_start_s", timing.mean_queued_to_start}};
+          }
+          return row;
+        };
+
+        std::vector<lab::Result> rows;
+        const lab::Options trial = lab::trial_options(opt);
+        for (std::size_t i = 0; i < variants.size(); ++i) {
+          const vector_add::Variant& v = *variants[i];
+          const lab::VariantTuning tuned = lab::tuning_for(
+              tunable_options, family.tunables, v.tunables, defaults, cache, keys[i], "GB/s",
+              [&](const lab::Tuning& t) {
+                const lab::Result r = run_variant(v, t, trial, true);
+                return lab::TrialOutcome{r.passed, r.rate};
+              },
+              std::cerr);
+          lab::Result row = run_variant(v, tuned.tuning, opt, false);
+          row.tuning = tuned.source;
           rows.push_back(row);
-          details["variants"][v->name] = {
-              {"global", range.global},
-              {"local", range.local.empty() ? 0 : range.local[0]},
-              {"mean_wait_before_start_s", timing.mean_queued_to_start}};
         }
 
         // 8. Report against the yardstick: the faster of a float and a float4 copy kernel over

@@ -6,9 +6,11 @@ namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
-// Elements per work-item: 1, or PER_ITEM for the per_item variant.
+// Elements per work-item: 1, PER_ITEM for per_item, VW for vector.
 std::uint64_t per_work_item(const std::string& variant, const lab::Tuning& t) {
-  return variant == "per_item" ? static_cast<std::uint64_t>(t["PER_ITEM"]) : 1;
+  if (variant == "per_item") return static_cast<std::uint64_t>(t["PER_ITEM"]);
+  if (variant == "vector") return static_cast<std::uint64_t>(t["VW"]);
+  return 1;
 }
 
 Family make_family() {
@@ -30,7 +32,15 @@ Family make_family() {
   per_item.meaning = "Elements each work-item adds (fewer work-items; --variant per_item)";
   per_item.candidates = {2, 4, 8, 16, 32};
   per_item.grows = lab::kGrowsNothing;
-  f.tunables = {local, per_item};
+  lab::Tunable width = per_item;
+  width.name = "VW";
+  width.option = "--vector-width";
+  width.meaning = "vector: elements per work-item as one vector (2, 4, 8 or 16)";
+  width.min = 2;
+  width.max = 16;
+  width.candidates = {2, 4, 8, 16};
+  width.define = true;
+  f.tunables = {local, per_item, width};
 
   Variant element;
   element.name = "element";
@@ -43,7 +53,12 @@ Family make_family() {
   strided.summary = "PER_ITEM elements per work-item, a grid stride apart";
   strided.kernel_name = "vector_add_per_item";
   strided.tunables = {"LOCAL", "PER_ITEM"};
-  f.variants = {element, strided};
+  Variant vector = element;
+  vector.name = "vector";
+  vector.summary = "VW consecutive elements per work-item as one vector load and store";
+  vector.kernel_name = "vector_add_vector";
+  vector.tunables = {"LOCAL", "VW"};
+  f.variants = {element, strided, vector};
 
   for (auto& v : f.variants) {
     const std::string name = v.name;
@@ -75,6 +90,7 @@ lab::Tuning default_tuning() {
   lab::Tuning t;
   t.set("LOCAL", 0);
   t.set("PER_ITEM", 4);
+  t.set("VW", 4);
   return t;
 }
 

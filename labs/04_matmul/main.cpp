@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <sstream>
 
 namespace {
 
@@ -21,7 +22,8 @@ struct Settings {
 
 template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dims,
-        const lab::Tuning& tuning, const matmul::Peak& peak) {
+        const lab::TunableOptions& tunable_options, const lab::Tuning& defaults,
+        const matmul::Peak& peak) {
   const auto& opt = cli.options();
   // 3. Host data and the reference (in double, on every host core)
   const auto reference_start = std::chrono::steady_clock::now();
@@ -36,27 +38,61 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   for (const auto& variant : matmul::family().variants) {
     if (s.variant == "all" || s.variant == variant.name) variants.push_back(&variant);
   }
+  //    (every candidate's, with --tune); each variant's tuning: defaults, the cache, the command
+  //    line
+  const matmul::Family& family = matmul::family();
+  std::ostringstream discard;  // what quiet runs and the sizing pass would print
+  lab::TuningCache cache = lab::open_tuning_cache(tunable_options, "matmul", std::cerr);
+  std::vector<lab::TuningKey> keys;
+  const lab::Tuning command_line = tunable_options.apply(defaults);
   matmul::Reach reach;
   for (const auto* variant : variants) {
-    const matmul::Reach r = matmul::launch_reach(*variant, dims, tuning);
-    reach = {std::max(reach.a, r.a), std::max(reach.b, r.b), std::max(reach.c, r.c)};
+    if (variant->kernel_file.empty()) {
+      keys.emplace_back();  // the host loop: nothing to tune
+      continue;
+    }
+    keys.push_back(lab::tuning_key(env, opt, "matmul", variant->name, variant->kernel_file, s.dtype,
+                                   double(dims.M) * dims.N * dims.K));
+    std::string source;
+    const lab::Tuning resolved = lab::resolve_tuning(tunable_options, family.tunables, defaults,
+                                                     cache, keys.back(), source, discard);
+    for (const auto& t : lab::launch_tunings(tunable_options, family.tunables, variant->tunables,
+                                             defaults, resolved)) {
+      const matmul::Reach r = matmul::launch_reach(*variant, dims, t);
+      reach = {std::max(reach.a, r.a), std::max(reach.b, r.b), std::max(reach.c, r.c)};
+    }
   }
   matmul::Buffers<T> buffers = matmul::make_buffers(env, problem, reach);
 
   // 5-7. Build, run and verify each variant through the one shared path
-  matmul::Context context{env, opt, cli.out(), tuning, peak};
   std::vector<lab::Result> rows;
-  for (const auto* variant : variants) {
+  const lab::Options trial = lab::trial_options(opt);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const matmul::Variant* variant = variants[i];
     if (variant->kernel_file.empty()) {
       if (auto row = matmul::run_sequential(problem, cli.out())) rows.push_back(*row);
       continue;
     }
-    const std::string limit = variant->fits ? variant->fits(dims, tuning) : "";
+    const lab::VariantTuning tuned = lab::tuning_for(
+        tunable_options, family.tunables, variant->tunables, defaults, cache, keys[i], "GFLOP/s",
+        [&](const lab::Tuning& t) {
+          const std::string limit = variant->fits ? variant->fits(dims, t) : "";
+          if (!limit.empty()) throw lab::UsageError(limit);
+          discard.str("");
+          matmul::Context quiet{env, trial, discard, t, peak, discard};
+          const lab::Result r = matmul::run_variant(*variant, problem, buffers, quiet);
+          return lab::TrialOutcome{r.passed, r.rate};
+        },
+        std::cerr);
+    const std::string limit = variant->fits ? variant->fits(dims, tuned.tuning) : "";
     if (variants.size() > 1 && !limit.empty()) {
       cli.out() << "  (skipped " << limit << ")\n";
       continue;
     }
-    rows.push_back(matmul::run_variant(*variant, problem, buffers, context));
+    matmul::Context context{env, opt, cli.out(), tuned.tuning, peak, std::cerr};
+    lab::Result row = matmul::run_variant(*variant, problem, buffers, context);
+    row.tuning = tuned.source;
+    rows.push_back(row);
   }
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {
@@ -91,9 +127,9 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
       if (std::find(used.begin(), used.end(), name) == used.end()) used.push_back(name);
     }
   }
-  for (const auto& [name, value] : tuning.values(used)) {
+  for (const auto& [name, value] : command_line.values(used)) {
     report.details()["tunables"][name] = value;
-    if (tuning.given(name)) report.details()["tunables_given"].push_back(name);
+    if (command_line.given(name)) report.details()["tunables_given"].push_back(name);
   }
   report.print(cli.format(), std::cout);
   cli.out() << "Peak: " << peak.how << "\n";
@@ -150,13 +186,13 @@ int main(int argc, char** argv) {
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
-        const lab::Tuning tuning = tunable_options.apply(matmul::default_tuning(env.device));
+        const lab::Tuning defaults = matmul::default_tuning(env.device);
         matmul::Peak peak = matmul::estimate_fp32_peak(env.device);
         if (s.peak > 0) peak = {s.peak, "given with --peak"};
         const std::size_t element = 4;  // float and int
         lab::check_memory(env, largest * element, 3, 5, "size");
         cli.out() << "C = A·B, " << dims.text() << ", " << s.dtype << "\n";
-        return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning, peak)
-                                : run<float>(cli, env, s, dims, tuning, peak);
+        return s.dtype == "int" ? run<int>(cli, env, s, dims, tunable_options, defaults, peak)
+                                : run<float>(cli, env, s, dims, tunable_options, defaults, peak);
       });
 }

@@ -50,6 +50,14 @@ std::vector<lab::Tunable> tunables() {
   stage.min = 0;
   stage.max = 1;
   stage.labels = {"cache", "local"};
+  auto edges = knob("EDGES", "--edges",
+                    "regtiled, sizes that are not multiples of the tiles: bounds checks in the "
+                    "kernel, or copies into zero-padded buffers and the exact kernel",
+                    {0, 1}, lab::kGrowsNothing);
+  edges.min = 0;
+  edges.max = 1;
+  edges.labels = {"checks", "pad"};
+  edges.define = false;  // the host's choice: the padded run builds the kernel with EXACT=1
   return {local_2d,
           local_1d,
           knob("TS", "--ts", "tiled: tile side TS (work-group TSxTS)", {4, 8, 16, 32},
@@ -65,7 +73,8 @@ std::vector<lab::Tunable> tunables() {
                lab::kGrowsNothing, 4),
           knob("VWN", "--regtile", "vector width along j (4, 8 or 16)", {4, 8, 16},
                lab::kGrowsNothing, 5),
-          stage};
+          stage,
+          edges};
 }
 
 // The 2-D launches of naive and naive_global: LOCAL_2D x LOCAL_2D groups over C.
@@ -168,7 +177,7 @@ Family make_family() {
   f.variants.push_back(tiled);
 
   Variant regtiled = row("regtiled", "WPTMxWPTN elements of C per work-item in registers",
-                         {"TSM", "TSN", "TSK", "WPTM", "WPTN", "VWN", "STAGE"});
+                         {"TSM", "TSN", "TSK", "WPTM", "WPTN", "VWN", "STAGE", "EDGES"});
   regtiled.plan = [](const Dims& d, const Tuning& t) -> lab::NDRangePlan {
     const std::uint64_t rtsn = at(t, "TSN") / at(t, "WPTN"), rtsm = at(t, "TSM") / at(t, "WPTM");
     return {{ceil_div(d.N, at(t, "TSN")) * rtsn, ceil_div(d.M, at(t, "TSM")) * rtsm}, {rtsn, rtsm}};
@@ -256,7 +265,8 @@ Tuning default_tuning(const cl::Device& device) {
                    {"WPTM", 8},
                    {"WPTN", 8},
                    {"VWN", 4},
-                   {"STAGE", 1}});
+                   {"STAGE", 1},
+                   {"EDGES", 1}});
   }
   // CPU (PoCL): no local staging; groups of 16 work-items stacked along i share a panel of B
   // through the cache, each computing 8×(2 SIMD vectors) elements in registers; slices of K 64
@@ -269,7 +279,8 @@ Tuning default_tuning(const cl::Device& device) {
                  {"WPTM", 8},
                  {"WPTN", 2 * vwn},
                  {"VWN", vwn},
-                 {"STAGE", 0}});
+                 {"STAGE", 0},
+                 {"EDGES", 0}});
 }
 
 Peak estimate_fp32_peak(const cl::Device& device) {
@@ -391,12 +402,13 @@ Buffers<T> make_buffers(lab::Env& env, Problem<T>& problem, const Reach& reach) 
 }
 
 template <typename T>
-lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name) {
+lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name,
+                              std::ostream& err) {
   const auto& tolerance = problem.row_tolerance;
   const std::size_t columns = problem.dims.N;
   return lab::compare_each(
       C, problem.C_ref.data(), problem.C_ref.size(),
-      [&](std::size_t index) { return tolerance[index / columns]; }, std::cerr, name, columns);
+      [&](std::size_t index) { return tolerance[index / columns]; }, err, name, columns);
 }
 
 template <typename T>
@@ -406,8 +418,20 @@ lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffe
   lab::Env& env = context.env;
   const bool is_float = std::is_floating_point_v<T>;
   const std::string real = is_float ? "float" : "int";
+  const Tuning& t = context.tuning;
+  // EDGES=pad with sizes that are not multiples of the tiles: A and B are copied into buffers
+  // padded with zeros to whole tiles, the exact kernel (no bounds checks, whole vectors) runs on
+  // them, and C is copied back out; the copies are part of the time.
+  const bool uses_edges = std::find(variant.tunables.begin(), variant.tunables.end(),
+                                    "EDGES") != variant.tunables.end();
+  const bool pad = uses_edges && t["EDGES"] == 1 &&
+                   (d.M % t["TSM"] != 0 || d.N % t["TSN"] != 0 || d.K % t["TSK"] != 0);
+  const Dims run_dims =
+      pad ? Dims{int(lab::round_up(d.M, at(t, "TSM"))), int(lab::round_up(d.N, at(t, "TSN"))),
+                 int(lab::round_up(d.K, at(t, "TSK")))}
+          : d;
   const lab::PreparedKernel prepared =
-      lab::prepare_kernel(env, context.options, context.out, family(), variant, d, context.tuning,
+      lab::prepare_kernel(env, context.options, context.out, family(), variant, run_dims, t,
                           element_defines(real), signature(real), sizeof(T));
   cl::KernelFunctor<cl_int, cl_int, cl_int, cl::Buffer, cl::Buffer, cl::Buffer> kernel(
       prepared.kernel);
@@ -417,23 +441,63 @@ lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffe
   buffers.c.reset(env.queue);
   const cl::EnqueueArgs args(env.queue, lab::to_ndrange(prepared.range.global),
                              lab::to_ndrange(prepared.range.local));
-  const auto launch = [&] {
-    return kernel(args, d.M, d.N, d.K, buffers.a.buffer(), buffers.b.buffer(), buffers.c.buffer());
-  };
-  const lab::Timing timing = lab::time_launches(context.options, launch, context.out);
+  lab::Timing timing;
+  if (!pad) {
+    const auto launch = [&] {
+      return kernel(args, d.M, d.N, d.K, buffers.a.buffer(), buffers.b.buffer(),
+                    buffers.c.buffer());
+    };
+    timing = lab::time_launches(context.options, launch, context.out);
+  } else {
+    const std::size_t e = sizeof(T);
+    const Dims& p = run_dims;
+    cl::Buffer ap(env.context, CL_MEM_READ_WRITE, std::size_t(p.M) * p.K * e);
+    cl::Buffer bp(env.context, CL_MEM_READ_WRITE, std::size_t(p.K) * p.N * e);
+    cl::Buffer cp(env.context, CL_MEM_READ_WRITE, std::size_t(p.M) * p.N * e);
+    env.queue.enqueueFillBuffer(ap, T(0), 0, std::size_t(p.M) * p.K * e);
+    env.queue.enqueueFillBuffer(bp, T(0), 0, std::size_t(p.K) * p.N * e);
+    // Copies `rows` rows of `width` elements between row pitches `from` and `to` (elements),
+    // starting `src_at` and `dst_at` bytes into the buffers. The guarded buffers are passed whole
+    // with their data's offset: PoCL 3.1 crashes on rect copies from or to sub-buffers.
+    const auto copy_rows = [&](const cl::Buffer& src, std::size_t src_at, const cl::Buffer& dst,
+                               std::size_t dst_at, int rows, int width, int from, int to) {
+      cl::Event event;
+      env.queue.enqueueCopyBufferRect(src, dst, {src_at, 0, 0}, {dst_at, 0, 0},
+                                      {std::size_t(width) * e, std::size_t(rows), 1},
+                                      std::size_t(from) * e, 0, std::size_t(to) * e, 0, nullptr,
+                                      &event);
+      return event;
+    };
+    const auto& a = buffers.a;
+    const auto& b = buffers.b;
+    const auto& c = buffers.c;
+    timing = lab::time_launch_span(
+        context.options,
+        [&]() -> std::vector<cl::Event> {
+          return {copy_rows(a.whole(), a.data_offset_bytes(), ap, 0, d.M, d.K, d.K, p.K),
+                  copy_rows(b.whole(), b.data_offset_bytes(), bp, 0, d.K, d.N, d.N, p.N),
+                  kernel(args, p.M, p.N, p.K, ap, bp, cp),
+                  copy_rows(cp, 0, c.whole(), c.data_offset_bytes(), d.M, d.N, p.N, d.N)};
+        },
+        context.out);
+  }
   lab::CheckResult check;
   {
     const lab::Mapping<T> C = buffers.c.fetch(env.queue);
-    check = check_result(C.data(), problem, "C (" + variant.name + ")");
+    check = check_result(C.data(), problem, "C (" + variant.name + ")", context.err);
   }
   const lab::GuardCheck guard = buffers.c.check_guards(env.queue);
   const std::string outside = lab::describe_guard_writes(
       guard, "C (" + variant.name + ")",
       "the launch is padded to whole work-groups or tiles, and work-items outside C need the "
       "bounds check on i and j");
-  if (!outside.empty()) std::cerr << "matmul: " << outside << "\n";
+  if (!outside.empty()) context.err << "matmul: " << outside << "\n";
   lab::Result row = make_result(variant.name, d, timing, check, is_float ? context.peak : Peak{});
   row.tunables = context.tuning.values(variant.tunables);
+  if (pad) {
+    row.note = "padded to " + run_dims.text() +
+               ": copies in, the exact kernel, a copy out, first start to last end";
+  }
   row.out_of_bounds = guard.total();
   row.passed = row.passed && guard.total() == 0;
   return row;
@@ -464,7 +528,7 @@ std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostrea
     }
   };
   const lab::Timing timing = lab::time_on_host(0, 1, loop);
-  const lab::CheckResult check = check_result(C.data(), problem, "C (sequential)");
+  const lab::CheckResult check = check_result(C.data(), problem, "C (sequential)", std::cerr);
   lab::Result row = make_result("sequential (host)", d, timing, check, Peak{});
   row.note = "the host loop, one core, timed once on the host clock";
   return row;
@@ -475,8 +539,9 @@ template Problem<int> make_problem<int>(const Dims&, std::uint64_t);
 template Buffers<float> make_buffers<float>(lab::Env&, Problem<float>&, const Reach&);
 template Buffers<int> make_buffers<int>(lab::Env&, Problem<int>&, const Reach&);
 template lab::CheckResult check_result<float>(const float*, const Problem<float>&,
-                                              const std::string&);
-template lab::CheckResult check_result<int>(const int*, const Problem<int>&, const std::string&);
+                                              const std::string&, std::ostream&);
+template lab::CheckResult check_result<int>(const int*, const Problem<int>&, const std::string&,
+                                            std::ostream&);
 template lab::Result run_variant<float>(const Variant&, const Problem<float>&, Buffers<float>&,
                                         Context&);
 template lab::Result run_variant<int>(const Variant&, const Problem<int>&, Buffers<int>&, Context&);

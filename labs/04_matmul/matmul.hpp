@@ -92,7 +92,8 @@ Buffers<T> make_buffers(lab::Env& env, Problem<T>& problem, const Reach& reach);
 
 // Compares a device result with the reference: exact for int, within row_tolerance for float.
 template <typename T>
-lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name);
+lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name,
+                              std::ostream& err);
 
 // Everything one run of one variant needs.
 struct Context {
@@ -101,6 +102,7 @@ struct Context {
   std::ostream& out;
   lab::Tuning tuning;
   Peak peak;
+  std::ostream& err;  // mismatch lines and guard-zone reports (a tuner's trial discards them)
 };
 
 // Builds the variant's kernel with its tunables as -D and checks the launch against the device

@@ -32,7 +32,7 @@ std::optional<lab::Result> run_openblas(const Problem<float>& problem, const lab
           problem.B.data(), d.N, 0.0f, C.data(), d.N);
   };
   const lab::Timing time = lab::time_on_host(options, call);
-  const lab::CheckResult check = check_result(C.data(), problem, "C (OpenBLAS)");
+  const lab::CheckResult check = check_result(C.data(), problem, "C (OpenBLAS)", std::cerr);
   return make_result("OpenBLAS sgemm (host CPU)", d, time, check, Peak{});
 }
 
@@ -61,7 +61,7 @@ std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<float>& prob
   const lab::Timing time = lab::time_on_host(options, call);
   lab::HostVector<float> C(static_cast<std::size_t>(d.M) * d.N);
   env.queue.enqueueReadBuffer(buffers.c.buffer(), CL_TRUE, 0, C.size() * sizeof(float), C.data());
-  const lab::CheckResult check = check_result(C.data(), problem, "C (CLBlast)");
+  const lab::CheckResult check = check_result(C.data(), problem, "C (CLBlast)", std::cerr);
   return make_result("CLBlast sgemm", d, time, check, peak);
 }
 

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <optional>
+#include <sstream>
 #include <type_traits>
 
 namespace {
@@ -70,7 +72,8 @@ std::uint64_t log2_ceil(std::uint64_t v) {
 }
 
 template <typename T>
-int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuning) {
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptions& tunable_options,
+        const lab::Tuning& defaults) {
   const auto& opt = cli.options();
   const reduction::Family& family = reduction::family();
   const bool is_float = std::is_floating_point_v<T>;
@@ -137,10 +140,23 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
     }
     variants.push_back(&v);
   }
+  //    (every candidate's, with --tune); each variant's tuning: defaults, the cache, the command
+  //    line
+  std::ostringstream discard;  // what quiet runs and the sizing pass would print
+  lab::TuningCache cache = lab::open_tuning_cache(tunable_options, "reduction", std::cerr);
+  std::vector<lab::TuningKey> keys;
   std::uint64_t reach = 0, max_groups = 1;
   for (const auto* v : variants) {
-    reach = std::max(reach, v->covers(n, tuning)[0] - n);
-    max_groups = std::max(max_groups, v->extra.groups(n, tuning));
+    keys.push_back(lab::tuning_key(env, opt, "reduction", v->name, v->kernel_file,
+                                   s.dtype + (dot ? " dot" : " sum"), double(n)));
+    std::string source;
+    const lab::Tuning resolved = lab::resolve_tuning(tunable_options, family.tunables, defaults,
+                                                     cache, keys.back(), source, discard);
+    for (const auto& t :
+         lab::launch_tunings(tunable_options, family.tunables, v->tunables, defaults, resolved)) {
+      reach = std::max(reach, v->covers(n, t)[0] - n);
+      max_groups = std::max(max_groups, v->extra.groups(n, t));
+    }
   }
   lab::GuardedBuffer<T> x_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, reach, x.data());
   lab::GuardedBuffer<T> y_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, reach, y.data());
@@ -164,17 +180,24 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
     return row;
   };
 
-  // 5-7. Build, run and verify each variant through one path
-  std::vector<lab::Result> rows;
+  // 5-7. One variant with one tuning: build, run, verify. `quiet` (the tuner's trials) keeps its
+  //      lines to itself; a variant that does not fit n is skipped (nothing) or, in a trial,
+  //      refused.
   const std::uint64_t device_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   const std::uint64_t local_fit = env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>() / sizeof(T);
-  for (const auto* v : variants) {
-    const std::string why = v->fits ? v->fits(n, tuning) : "";
+  const auto run_variant = [&](const reduction::Variant& variant, const lab::Tuning& t,
+                               const lab::Options& run_options, bool quiet) {
+    const reduction::Variant* v = &variant;
+    std::ostream& say = quiet ? discard : cli.out();
+    std::ostream& err = quiet ? discard : std::cerr;
+    discard.str("");
+    const std::string why = v->fits ? v->fits(n, t) : "";
+    if (!why.empty() && quiet) throw lab::UsageError(why);
     if (!why.empty() && variants.size() > 1) {
-      cli.out() << "  (skipped " << why << ")\n";
-      continue;
+      say << "  (skipped " << why << ")\n";
+      return std::optional<lab::Result>();
     }
-    const std::uint64_t local = static_cast<std::uint64_t>(tuning[v->extra.local]);
+    const std::uint64_t local = static_cast<std::uint64_t>(t[v->extra.local]);
     const std::uint64_t allowed = std::min(device_max, v->extra.scratch ? local_fit : device_max);
     if (v->extra.tree && local > allowed) {
       throw lab::RuntimeError(
@@ -185,9 +208,9 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
           ", CL_DEVICE_LOCAL_MEM_SIZE " + lab::format_bytes(double(local_fit * sizeof(T))) + ")");
     }
     const lab::PreparedKernel prepared = lab::prepare_kernel(
-        env, opt, cli.out(), family, *v, n, tuning, defines, signature(*v, real), sizeof(T));
+        env, run_options, say, family, *v, n, t, defines, signature(*v, real), sizeof(T));
     cl::Kernel kernel = prepared.kernel;
-    const std::uint64_t groups = v->extra.groups(n, tuning);
+    const std::uint64_t groups = v->extra.groups(n, t);
     kernel.setArg(0, cl_ulong(n));
     kernel.setArg(1, x_buf.buffer());
     kernel.setArg(2, second);
@@ -229,8 +252,10 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
       total = 0;
       for (std::uint64_t g = 0; g < groups; ++g) total += partials[g];
     };
-    const lab::Timing timing = lab::time_launches(opt, launch, cli.out());
-    const lab::Timing whole = lab::time_on_host(opt, end_to_end);
+    const lab::Timing timing = lab::time_launches(run_options, launch, say);
+    // The tuner's trials time the kernel only; the total comes from one end-to-end run.
+    const lab::Timing whole =
+        quiet ? lab::time_on_host(0, 1, end_to_end) : lab::time_on_host(run_options, end_to_end);
 
     // The rounding bound of this variant's own summation tree: the kernel's chain, the finish's,
     // and the product's rounding for a float dot product.
@@ -238,27 +263,27 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
         v->extra.one_pass ? 0
         : device_finish ? (groups + finisher.local - 1) / finisher.local + log2_ceil(finisher.local)
                         : groups - 1;
-    const std::uint64_t height = v->extra.chain(n, tuning) + finish_chain + std::uint64_t(product);
+    const std::uint64_t height = v->extra.chain(n, t) + finish_chain + std::uint64_t(product);
     const double allowed_error = is_float ? gamma(height) * magnitude : 0;
     const lab::CheckResult check = lab::compare_each(
-        &total, &reference, 1, [&](std::size_t) { return allowed_error; }, std::cerr,
+        &total, &reference, 1, [&](std::size_t) { return allowed_error; }, err,
         "total (" + v->name + ")");
     // Only where there are guard zones (not under Oclgrind), and only for an overflow: a NaN
     // total comes from the sentinel, which the mismatch line explains.
     if (is_float && !check.passed() && !lab::is_oclgrind(env.platform) &&
         std::fabs(double(total)) >= 1e30) {
-      std::cerr << "reduction: a total of " << double(total)
-                << " is what adding the guard zones' 3.4e38 past the end of x gives: the "
-                   "kernel most likely read past element n - 1 (check i < n)\n";
+      err << "reduction: a total of " << double(total)
+          << " is what adding the guard zones' 3.4e38 past the end of x gives: the "
+             "kernel most likely read past element n - 1 (check i < n)\n";
     }
     const lab::GuardCheck guard = partial.check_guards(env.queue);
     const std::string outside = lab::describe_guard_writes(
         guard, "the partial sums", "each group writes one partial sum, partial[group id]");
-    if (!outside.empty()) std::cerr << "reduction: " << outside << "\n";
+    if (!outside.empty()) err << "reduction: " << outside << "\n";
 
     lab::Result row = timed_row(v->name, timing);
     row.end_to_end = whole.time;
-    row.tunables = tuning.values(v->tunables);
+    row.tunables = t.values(v->tunables);
     row.out_of_bounds = guard.total();
     lab::set_check(row, check);
     if (is_float) {
@@ -268,7 +293,23 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::Tuning& tuni
                     static_cast<unsigned long long>(height));
       row.note = text;
     }
-    rows.push_back(row);
+    return std::optional<lab::Result>(row);
+  };
+  std::vector<lab::Result> rows;
+  const lab::Options trial = lab::trial_options(opt);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const reduction::Variant& v = *variants[i];
+    const lab::VariantTuning tuned = lab::tuning_for(
+        tunable_options, family.tunables, v.tunables, defaults, cache, keys[i], "GB/s",
+        [&](const lab::Tuning& t) {
+          const lab::Result r = *run_variant(v, t, trial, true);
+          return lab::TrialOutcome{r.passed, r.rate};
+        },
+        std::cerr);
+    std::optional<lab::Result> row = run_variant(v, tuned.tuning, opt, false);
+    if (!row) continue;
+    row->tuning = tuned.source;
+    rows.push_back(*row);
   }
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {
@@ -353,8 +394,9 @@ int main(int argc, char** argv) {
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
-        const lab::Tuning tuning = tunable_options.apply(reduction::default_tuning(env.device));
+        const lab::Tuning defaults = reduction::default_tuning(env.device);
         lab::check_memory(env, s.n * 4, 2, 4, "-n");  // x and y (+ copy), host x, y, ...
-        return s.dtype == "int" ? run<int>(cli, env, s, tuning) : run<float>(cli, env, s, tuning);
+        return s.dtype == "int" ? run<int>(cli, env, s, tunable_options, defaults)
+                                : run<float>(cli, env, s, tunable_options, defaults);
       });
 }

@@ -7,6 +7,7 @@
 #include "lab/peers.hpp"
 
 #include <iostream>
+#include <sstream>
 #include <type_traits>
 
 namespace {
@@ -25,7 +26,7 @@ using ClblastSomatcopy = int (*)(int, int, std::size_t, std::size_t, float, cl_m
 
 template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& dims,
-        const lab::Tuning& tuning) {
+        const lab::TunableOptions& tunable_options, const lab::Tuning& defaults) {
   const auto& opt = cli.options();
   const transpose::Family& family = transpose::family();
   const bool is_float = std::is_floating_point_v<T>;
@@ -51,27 +52,45 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
   for (const auto& v : family.variants) {
     if (s.variant == "all" || s.variant == v.name) variants.push_back(&v);
   }
+  //    (every candidate's, with --tune); each variant's tuning: defaults, the cache, the command
+  //    line
+  std::ostringstream discard;  // what quiet runs and the sizing pass would print
+  lab::TuningCache cache = lab::open_tuning_cache(tunable_options, "transpose", std::cerr);
+  std::vector<lab::TuningKey> keys;
   transpose::Reach reach;
   for (const auto* v : variants) {
-    const transpose::Reach r = transpose::launch_reach(*v, dims, tuning);
-    reach = {std::max(reach.a, r.a), std::max(reach.b, r.b)};
+    keys.push_back(
+        lab::tuning_key(env, opt, "transpose", v->name, v->kernel_file, s.dtype, double(elements)));
+    std::string source;
+    const lab::Tuning resolved = lab::resolve_tuning(tunable_options, family.tunables, defaults,
+                                                     cache, keys.back(), source, discard);
+    for (const auto& t :
+         lab::launch_tunings(tunable_options, family.tunables, v->tunables, defaults, resolved)) {
+      const transpose::Reach r = transpose::launch_reach(*v, dims, t);
+      reach = {std::max(reach.a, r.a), std::max(reach.b, r.b)};
+    }
   }
   lab::GuardedBuffer<T> a_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, elements, reach.a,
                               A.data());
   lab::GuardedBuffer<T> b_buf(env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, elements, reach.b);
   const double bytes = family.work(dims).bytes;  // read A, write B
 
-  // 5-7. Build, run and verify each variant through one path
-  std::vector<lab::Result> rows;
-  for (const auto* v : variants) {
-    const lab::PreparedKernel prepared = lab::prepare_kernel(env, opt, cli.out(), family, *v, dims,
-                                                             tuning, {{"REAL", real, "--dtype"}},
-                                                             {"",
-                                                              {{"", "int", "height"},
-                                                               {"", "int", "width"},
-                                                               {"global", real + "*", "A"},
-                                                               {"global", real + "*", "B"}}},
-                                                             sizeof(T));
+  // 5-7. One variant with one tuning: build, run, verify. `quiet` (the tuner's trials) keeps its
+  //      lines to itself.
+  const auto run_variant = [&](const transpose::Variant& variant, const lab::Tuning& t,
+                               const lab::Options& run_options, bool quiet) {
+    const transpose::Variant* v = &variant;
+    std::ostream& say = quiet ? discard : cli.out();
+    std::ostream& err = quiet ? discard : std::cerr;
+    discard.str("");
+    const lab::PreparedKernel prepared =
+        lab::prepare_kernel(env, run_options, say, family, *v, dims, t, {{"REAL", real, "--dtype"}},
+                            {"",
+                             {{"", "int", "height"},
+                              {"", "int", "width"},
+                              {"global", real + "*", "A"},
+                              {"global", real + "*", "B"}}},
+                            sizeof(T));
     cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> kernel(prepared.kernel);
     const cl::EnqueueArgs args(env.queue, lab::to_ndrange(prepared.range.global),
                                lab::to_ndrange(prepared.range.local));
@@ -79,13 +98,13 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
     const auto launch = [&] {
       return kernel(args, dims.height, dims.width, a_buf.buffer(), b_buf.buffer());
     };
-    const lab::Timing timing = lab::time_launches(opt, launch, cli.out());
+    const lab::Timing timing = lab::time_launches(run_options, launch, say);
     const bool transposes = v->extra.transposes;
     lab::CheckResult check;
     {
       const lab::Mapping<T> B = b_buf.fetch(env.queue);
       check = lab::compare(B.data(), transposes ? At.data() : A.data(), elements,
-                           lab::Tolerance::exact(), std::cerr, "B (" + v->name + ")",
+                           lab::Tolerance::exact(), err, "B (" + v->name + ")",
                            std::size_t(transposes ? dims.height : dims.width));
     }
     const lab::GuardCheck guard = b_buf.check_guards(env.queue);
@@ -93,9 +112,24 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
         guard, "B (" + v->name + ")",
         "the launch is padded to whole tiles, and work-items outside the matrix need the bounds "
         "checks on both indices");
-    if (!outside.empty()) std::cerr << "transpose: " << outside << "\n";
+    if (!outside.empty()) err << "transpose: " << outside << "\n";
     lab::Result row = lab::bandwidth_row(v->name, dims.text(), timing, bytes, check, guard.total());
-    row.tunables = tuning.values(v->tunables);
+    row.tunables = t.values(v->tunables);
+    return row;
+  };
+  std::vector<lab::Result> rows;
+  const lab::Options trial = lab::trial_options(opt);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const transpose::Variant& v = *variants[i];
+    const lab::VariantTuning tuned = lab::tuning_for(
+        tunable_options, family.tunables, v.tunables, defaults, cache, keys[i], "GB/s",
+        [&](const lab::Tuning& t) {
+          const lab::Result r = run_variant(v, t, trial, true);
+          return lab::TrialOutcome{r.passed, r.rate};
+        },
+        std::cerr);
+    lab::Result row = run_variant(v, tuned.tuning, opt, false);
+    row.tuning = tuned.source;
     rows.push_back(row);
   }
   if constexpr (std::is_same_v<T, float>) {
@@ -181,10 +215,10 @@ int main(int argc, char** argv) {
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
-        const lab::Tuning tuning = tunable_options.apply(transpose::default_tuning(env.device));
+        const lab::Tuning defaults = transpose::default_tuning(env.device);
         lab::check_memory(env, dims.elements() * 4, 2, 3, "size");
         cli.out() << "B = transpose(A), A " << dims.text() << ", " << s.dtype << "\n";
-        return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning)
-                                : run<float>(cli, env, s, dims, tuning);
+        return s.dtype == "int" ? run<int>(cli, env, s, dims, tunable_options, defaults)
+                                : run<float>(cli, env, s, dims, tunable_options, defaults);
       });
 }

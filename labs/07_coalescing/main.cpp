@@ -10,6 +10,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <sstream>
 #include <type_traits>
 
 namespace {
@@ -53,7 +54,7 @@ void row_scan(const coalescing::Dims& d, const T* A, T* B, std::vector<double>* 
 
 template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims& dims,
-        const lab::Tuning& tuning) {
+        const lab::TunableOptions& tunable_options, const lab::Tuning& defaults) {
   const auto& opt = cli.options();
   const coalescing::Family& family = coalescing::family();
   const std::string real = std::is_floating_point_v<T> ? "float" : "int";
@@ -72,12 +73,25 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
 
   // 4. Buffers: A and B with guard zones as long as the furthest launch reaches; `transposed`
   //    adds the transposed pair At, Bt
+  //    (every candidate's, with --tune); each variant's tuning: defaults, the cache, the command
+  //    line
+  std::ostringstream discard;  // what quiet runs and the sizing pass would print
+  lab::TuningCache cache = lab::open_tuning_cache(tunable_options, "coalescing", std::cerr);
+  std::vector<lab::TuningKey> keys;
   std::vector<const coalescing::Variant*> variants;
   std::uint64_t reach = 0;
   for (const auto& v : family.variants) {
     if (s.variant != "all" && s.variant != v.name) continue;
     variants.push_back(&v);
-    reach = std::max(reach, coalescing::launch_reach(v, dims, tuning));
+    keys.push_back(
+        lab::tuning_key(env, opt, "coalescing", v.name, v.kernel_file, s.dtype, double(elements)));
+    std::string source;
+    const lab::Tuning resolved = lab::resolve_tuning(tunable_options, family.tunables, defaults,
+                                                     cache, keys.back(), source, discard);
+    for (const auto& t :
+         lab::launch_tunings(tunable_options, family.tunables, v.tunables, defaults, resolved)) {
+      reach = std::max(reach, coalescing::launch_reach(v, dims, t));
+    }
   }
   lab::GuardedBuffer<T> a_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, elements, reach,
                               A.data());
@@ -90,12 +104,17 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
                                              {"global", real + "*", "B"}}};
   const lab::Defines element_define{{"REAL", real, "--dtype"}};
 
-  // 5-7. Build, run and verify each variant through one path
-  std::vector<lab::Result> rows;
+  // 5-7. One variant with one tuning: build, run, verify. `quiet` (the tuner's trials) keeps its
+  //      lines to itself.
   nlohmann::json transposes;
-  for (const auto* v : variants) {
+  const auto run_variant = [&](const coalescing::Variant& variant, const lab::Tuning& t,
+                               const lab::Options& run_options, bool quiet) {
+    const coalescing::Variant* v = &variant;
+    std::ostream& say = quiet ? discard : cli.out();
+    std::ostream& err = quiet ? discard : std::cerr;
+    discard.str("");
     const lab::PreparedKernel prepared = lab::prepare_kernel(
-        env, opt, cli.out(), family, *v, dims, tuning, element_define, scan_signature, sizeof(T));
+        env, run_options, say, family, *v, dims, t, element_define, scan_signature, sizeof(T));
     cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> scan(prepared.kernel);
     const cl::EnqueueArgs scan_args(env.queue, lab::to_ndrange(prepared.range.global),
                                     lab::to_ndrange(prepared.range.local));
@@ -106,9 +125,9 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
     std::vector<std::pair<std::string, std::int64_t>> transpose_tunables;
     if (!v->extra.transposes) {
       timing = lab::time_launches(
-          opt,
+          run_options,
           [&] { return scan(scan_args, dims.height, dims.width, a_buf.buffer(), b_buf.buffer()); },
-          cli.out());
+          say);
     } else {
       // A (height x width) -> At (width x height), scan At's columns, Bt -> B: the transpose
       // lab's kernel with its defaults for this device, built beside the scan.
@@ -117,8 +136,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
       const lab::Tuning tt = transpose::default_tuning(env.device);
       const transpose::Dims there{dims.height, dims.width}, back{dims.width, dims.height};
       const lab::PreparedKernel tk =
-          lab::prepare_kernel(env, opt, cli.out(), transposes_family, tv, there, tt, element_define,
-                              scan_signature, sizeof(T),
+          lab::prepare_kernel(env, run_options, say, transposes_family, tv, there, tt,
+                              element_define, scan_signature, sizeof(T),
                               /*main_file=*/false);
       const lab::NDRangePlan back_range = tv.plan(back, tt);
       lab::check_ndrange(tk.kernel, env.device, back_range.global, back_range.local, {});
@@ -132,17 +151,17 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
                                       lab::to_ndrange(back_range.local));
       // The scan of the transposed matrix: its rows are At's columns, `height` of them.
       timing = lab::time_launch_span(
-          opt,
+          run_options,
           [&]() -> std::vector<cl::Event> {
             return {move(there_args, dims.height, dims.width, a_buf.buffer(), at.buffer()),
                     scan(scan_args, dims.height, dims.width, at.buffer(), bt.buffer()),
                     move(back_args, dims.width, dims.height, bt.buffer(), b_buf.buffer())};
           },
-          cli.out());
+          say);
       note = "3 kernels, first start to last end: transpose (" + tv.name +
              "), scan, transpose back; the matrix moves 3 times";
       transpose_tunables = tt.values(tv.tunables);
-      transposes = {{"kernel", tv.name}, {"tunables", tt.text(tv.tunables)}};
+      if (!quiet) transposes = {{"kernel", tv.name}, {"tunables", tt.text(tv.tunables)}};
       // The scan's own reads and writes past At and Bt land in their guard zones.
       using Named = std::pair<lab::GuardedBuffer<T>*, const char*>;
       for (const auto& [buffer, name] : {Named{&at, "At"}, Named{&bt, "Bt"}}) {
@@ -151,7 +170,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
             g, std::string(name) + " (transposed)",
             "the scan's work-items must stay inside the transposed matrices: i < height, j < "
             "width");
-        if (!past.empty()) std::cerr << "coalescing: " << past << "\n";
+        if (!past.empty()) err << "coalescing: " << past << "\n";
         stray += g.total();
       }
     }
@@ -160,10 +179,10 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
       const lab::Mapping<T> B = b_buf.fetch(env.queue);
       if constexpr (std::is_floating_point_v<T>) {
         check = lab::compare_each(
-            B.data(), want.data(), elements, [&](std::size_t i) { return allowed[i]; }, std::cerr,
+            B.data(), want.data(), elements, [&](std::size_t i) { return allowed[i]; }, err,
             "B (" + v->name + ")", std::size_t(dims.width));
       } else {
-        check = lab::compare(B.data(), want.data(), elements, lab::Tolerance::exact(), std::cerr,
+        check = lab::compare(B.data(), want.data(), elements, lab::Tolerance::exact(), err,
                              "B (" + v->name + ")", std::size_t(dims.width));
       }
     }
@@ -172,12 +191,27 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
         guard, "B (" + v->name + ")",
         "the launch is padded to whole work-groups, and work-items past the last row or column "
         "must not store");
-    if (!outside.empty()) std::cerr << "coalescing: " << outside << "\n";
+    if (!outside.empty()) err << "coalescing: " << outside << "\n";
     lab::Result row =
         lab::bandwidth_row(v->name, dims.text(), timing, bytes, check, guard.total() + stray);
-    row.tunables = tuning.values(v->tunables);
+    row.tunables = t.values(v->tunables);
     row.tunables.insert(row.tunables.end(), transpose_tunables.begin(), transpose_tunables.end());
     row.note = note;
+    return row;
+  };
+  std::vector<lab::Result> rows;
+  const lab::Options trial = lab::trial_options(opt);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const coalescing::Variant& v = *variants[i];
+    const lab::VariantTuning tuned = lab::tuning_for(
+        tunable_options, family.tunables, v.tunables, defaults, cache, keys[i], "GB/s",
+        [&](const lab::Tuning& t) {
+          const lab::Result r = run_variant(v, t, trial, true);
+          return lab::TrialOutcome{r.passed, r.rate};
+        },
+        std::cerr);
+    lab::Result row = run_variant(v, tuned.tuning, opt, false);
+    row.tuning = tuned.source;
     rows.push_back(row);
   }
 
@@ -240,13 +274,13 @@ int main(int argc, char** argv) {
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
-        const lab::Tuning tuning = tunable_options.apply(coalescing::default_tuning(env.device));
+        const lab::Tuning defaults = coalescing::default_tuning(env.device);
         if (s.transpose.empty()) s.transpose = coalescing::default_transpose(env.device);
         // A and B, and At and Bt when `transposed` runs.
         const bool four = s.variant == "all" || s.variant == "transposed";
         lab::check_memory(env, dims.elements() * 4, four ? 4 : 2, 3, "size");
         cli.out() << "row scan of A " << dims.text() << ", " << s.dtype << "\n";
-        return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning)
-                                : run<float>(cli, env, s, dims, tuning);
+        return s.dtype == "int" ? run<int>(cli, env, s, dims, tunable_options, defaults)
+                                : run<float>(cli, env, s, dims, tunable_options, defaults);
       });
 }

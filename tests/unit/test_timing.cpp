@@ -43,15 +43,17 @@ TEST(Report, CsvHasHeaderAndOneRowPerResult) {
   r.unit = "GB/s";
   r.passed = true;
   r.tunables = {{"TS", 16}, {"KMAX", 1024}};
+  r.tuning = "tuned";
   report.add(r);
   std::ostringstream out;
   report.print(lab::OutputFormat::csv, out);
   EXPECT_EQ(out.str(),
             "lab,device,variant,size,median_s,min_s,reps,rate,unit,percent,reference,speedup,"
-            "status,note,tunables,student_kernels,elements_per_s,end_to_end_median_s\n"
+            "status,note,tunables,student_kernels,elements_per_s,end_to_end_median_s,tuning\n"
             "lab,\"dev,ice\",naive,n=8,0.002000000,0.001000000,3,1.500,GB/s,,,,PASSED,,"
-            "TS=16 KMAX=1024,,,\n");
+            "TS=16 KMAX=1024,,,,tuned\n");
   EXPECT_EQ(report.json()["results"][0]["tunables"]["KMAX"], 1024);
+  EXPECT_EQ(report.json()["results"][0]["tuning"], "tuned");
   EXPECT_EQ(report.json()["results"][0]["time_s"]["count"], 3);
   EXPECT_EQ(report.exit_code(), 0);
 }

@@ -179,6 +179,10 @@ class GuardedBuffer {
 
   // What the kernel gets.
   const cl::Buffer& buffer() const { return view_; }
+  // The buffer with its guards, and where the data starts in it: for commands that must not get
+  // a sub-buffer (PoCL 3.1 crashes on clEnqueueCopyBufferRect with one).
+  const cl::Buffer& whole() const { return whole_; }
+  std::size_t data_offset_bytes() const { return layout_.front * sizeof(T); }
   std::size_t size() const { return layout_.count; }
   // The data in the host array: for use, the buffer's own memory.
   T* host() { return storage_.data() + layout_.front; }

@@ -11,6 +11,7 @@
 #include "lab/program.hpp"
 #include "lab/report.hpp"
 #include "lab/timing.hpp"
+#include "lab/tuner.hpp"
 #include "lab/variants.hpp"
 #include "lab/verify.hpp"
 

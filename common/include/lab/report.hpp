@@ -43,6 +43,8 @@ struct Result {
   std::string note;  // printed with the table in every format, e.g. a cap on repetitions
   // The tunables the row ran with, by the kernel's macro names, in the family's order.
   std::vector<std::pair<std::string, std::int64_t>> tunables;
+  // Where they came from: "tuned" (the tuning cache) or "default"; "" for a row with none.
+  std::string tuning;
 };
 
 // Copies a measurement into `result`: its times, clock, runs made and any note on them.

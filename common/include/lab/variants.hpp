@@ -83,7 +83,17 @@ class TunableOptions {
   // `defaults` with the values the command line gave.
   Tuning apply(Tuning defaults) const;
 
+  // --tune: search the chosen variants' tunables and store the best in the tuning cache.
+  bool tune() const { return tune_; }
+  // --tune-budget SECONDS (default 60): when the search stops.
+  double tune_budget() const { return static_cast<double>(budget_); }
+  // --no-tuned: ignore the tuning cache (the defaults, and what the command line gives).
+  bool use_cache() const { return !no_tuned_; }
+
  private:
+  bool tune_ = false;
+  bool no_tuned_ = false;
+  std::uint64_t budget_ = 60;
   std::vector<Tunable> tunables_;
   std::map<std::string, std::string> texts_;  // option -> text as given
   std::string by_name_;                       // --tunable

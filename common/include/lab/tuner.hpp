@@ -1,0 +1,153 @@
+// tuner.hpp: searching a variant's tunables on the device at hand, and remembering the best.
+// The search reads the family's table (each tunable's candidates); every candidate runs through
+// the lab's own build, run and verify path, so a wrong result is never kept. The best setting is
+// stored per device, driver, kernel source, element type and size class in a JSON cache, and
+// later runs start from it.
+#pragma once
+
+#include "lab/variants.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lab {
+
+using TunableValues = std::vector<std::pair<std::string, std::int64_t>>;
+
+// Where a tuned setting applies. A different kernel source (its SHA-256), device or driver makes
+// the entry another key: the cache never hands a setting to a kernel it was not measured with.
+struct TuningKey {
+  std::string lab;
+  std::string variant;
+  std::string device;
+  std::string driver;
+  std::string source_sha256;
+  std::string dtype;
+  std::string size_class;
+  std::string text() const;  // "matmul regtiled float 2^30 on DEVICE (driver X)"
+};
+
+// The size class of a problem of `work` units (elements, or M*N*K): the nearest power of two,
+// "2^20". Sizes in one class share a tuned setting.
+std::string size_class(double work);
+
+// The key of `variant` on `env`'s device; the kernel file is looked up as the run path does.
+TuningKey tuning_key(const Env& env, const Options& options, const std::string& lab,
+                     const std::string& variant, const std::string& kernel_file,
+                     const std::string& dtype, double work);
+
+// What the cache holds for a key.
+struct CachedTuning {
+  TunableValues values;  // empty: nothing usable
+  double rate = 0;
+  std::string unit;
+  // Why an entry for this variant, device and size could not be used (another kernel source), or
+  // "" when there was none or it was used.
+  std::string stale;
+};
+
+class TuningCache {
+ public:
+  // LAB_TUNING_CACHE if set, else $XDG_CACHE_HOME/opencl-labs/tuning.json, else
+  // $HOME/.cache/opencl-labs/tuning.json.
+  static std::string default_path();
+
+  explicit TuningCache(std::string path = default_path());
+  const std::string& path() const { return path_; }
+
+  // Reads the file. A missing file is an empty cache; an unreadable or corrupt one is empty too,
+  // and warning() says why in one line.
+  void load();
+  const std::string& warning() const { return warning_; }
+
+  CachedTuning find(const TuningKey& key) const;
+  // Replaces the entry for `key`.
+  void store(const TuningKey& key, const TunableValues& values, double rate,
+             const std::string& unit);
+  // Writes the cache (a temporary file renamed over the old one), creating its folder; throws
+  // RuntimeError with a sentence when it cannot.
+  void save() const;
+
+ private:
+  std::string path_;
+  std::string warning_;
+  nlohmann::json entries_ = nlohmann::json::array();
+};
+
+// One candidate's outcome, from the lab's run path.
+struct TrialOutcome {
+  bool passed = false;  // every element checked and right
+  double rate = 0;      // in the row's unit (higher is better)
+};
+
+struct Trial {
+  Tuning tuning;
+  TunableValues values;  // the variant's tunables
+  TrialOutcome outcome;
+  std::string skipped;  // why the candidate could not run (a limit, a kernel's #error), or ""
+};
+
+// Every combination of the candidates of `names` (the variant's tunables that have candidates),
+// the others at `base`; `base` itself first, so the default is always measured.
+std::vector<Tuning> tuning_candidates(const std::vector<Tunable>& tunables,
+                                      const std::vector<std::string>& names, const Tuning& base);
+
+// Runs `evaluate` on the candidates in order until `budget_s` seconds have passed (at least one
+// runs), reporting progress and the best so far on `progress`. A candidate whose evaluation
+// throws lab::Error was refused by a limit or a kernel's guard: it is skipped, with the reason.
+// Returns every trial, the passing ones first, fastest first.
+std::vector<Trial> run_trials(const std::vector<Tuning>& candidates,
+                              const std::vector<std::string>& names, double budget_s,
+                              const std::function<TrialOutcome(const Tuning&)>& evaluate,
+                              std::ostream& progress);
+
+// The tuning a variant runs with: `defaults`, then the cache's best for `key` (unless
+// --no-tuned; stale or unusable entries print one warning line on `warnings`), then what the
+// command line gives. `source` becomes "tuned" when the cache supplied values, else "default".
+Tuning resolve_tuning(const TunableOptions& options, const std::vector<Tunable>& tunables,
+                      const Tuning& defaults, const TuningCache& cache, const TuningKey& key,
+                      std::string& source, std::ostream& warnings);
+
+// --tune for one variant: searches the candidates of `names` that the command line did not fix
+// (the others at `base`), prints the best few on `out`, stores the best in `cache` and saves it,
+// and returns it. `evaluate` runs one candidate through the lab's run path. Throws Error (exit 1)
+// when no candidate gave a right result.
+Tuning tune_variant(const std::vector<Tunable>& tunables, const std::vector<std::string>& names,
+                    const Tuning& base, const TuningKey& key, double budget_s, TuningCache& cache,
+                    const std::string& unit,
+                    const std::function<TrialOutcome(const Tuning&)>& evaluate, std::ostream& out);
+
+// A lab's tuning cache, read unless --no-tuned (without --tune); a warning goes to `err` as
+// "LAB: warning: ...".
+TuningCache open_tuning_cache(const TunableOptions& options, const std::string& lab,
+                              std::ostream& err);
+
+// The options of one tuner trial: 1 warm-up and 3 timed runs, the rest as given.
+Options trial_options(const Options& options);
+
+// The tunings `names` may take in this run: the resolved one, or with --tune every candidate
+// (a lab sizes its guard zones for the furthest launch among them).
+std::vector<Tuning> launch_tunings(const TunableOptions& options,
+                                   const std::vector<Tunable>& tunables,
+                                   const std::vector<std::string>& names, const Tuning& defaults,
+                                   const Tuning& resolved);
+
+struct VariantTuning {
+  Tuning tuning;
+  std::string source;  // "tuned" or "default"
+};
+
+// One variant's tuning for this run: with --tune the search first (tune_variant through
+// `evaluate`, progress on `err`), else resolve_tuning.
+VariantTuning tuning_for(const TunableOptions& options, const std::vector<Tunable>& tunables,
+                         const std::vector<std::string>& names, const Tuning& defaults,
+                         TuningCache& cache, const TuningKey& key, const std::string& unit,
+                         const std::function<TrialOutcome(const Tuning&)>& evaluate,
+                         std::ostream& err);
+
+}  // namespace lab

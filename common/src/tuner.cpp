@@ -1,0 +1,380 @@
+// tuner.cpp: the tuning cache and the search over a variant's candidates.
+#include "lab/tuner.hpp"
+
+#include "lab/error.hpp"
+#include "lab/program.hpp"
+#include "lab/sha256.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <random>
+#include <sstream>
+#include <system_error>
+
+namespace lab {
+
+namespace {
+
+std::string value_text(const TunableValues& values) {
+  std::string text;
+  for (const auto& [name, value] : values) {
+    text += (text.empty() ? "" : " ") + name + "=" + std::to_string(value);
+  }
+  return text.empty() ? "(no tunables)" : text;
+}
+
+bool same_place(const nlohmann::json& entry, const TuningKey& key) {
+  return entry.value("lab", "") == key.lab && entry.value("variant", "") == key.variant &&
+         entry.value("device", "") == key.device && entry.value("driver", "") == key.driver &&
+         entry.value("dtype", "") == key.dtype && entry.value("size_class", "") == key.size_class;
+}
+
+}  // namespace
+
+std::string TuningKey::text() const {
+  return lab + " " + variant + " " + dtype + " " + size_class + " on " + device + " (driver " +
+         driver + ")";
+}
+
+std::string size_class(double work) {
+  const int exponent = work >= 1 ? static_cast<int>(std::lround(std::log2(work))) : 0;
+  return "2^" + std::to_string(exponent);
+}
+
+TuningKey tuning_key(const Env& env, const Options& options, const std::string& lab,
+                     const std::string& variant, const std::string& kernel_file,
+                     const std::string& dtype, double work) {
+  TuningKey key;
+  key.lab = lab;
+  key.variant = variant;
+  key.device = env.device_name();
+  key.driver = env.device.getInfo<CL_DRIVER_VERSION>();
+  key.dtype = dtype;
+  key.size_class = size_class(work);
+  const std::string path = find_kernel_file(kernel_file, kernel_lookup(options), true);
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream source;
+  source << in.rdbuf();
+  key.source_sha256 = sha256_hex(source.str());
+  return key;
+}
+
+std::string TuningCache::default_path() {
+  if (const char* path = std::getenv("LAB_TUNING_CACHE"); path != nullptr && *path != '\0') {
+    return path;
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return std::string(xdg) + "/opencl-labs/tuning.json";
+  }
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr ? home : ".") + "/.cache/opencl-labs/tuning.json";
+}
+
+TuningCache::TuningCache(std::string path) : path_(std::move(path)) {}
+
+void TuningCache::load() {
+  entries_ = nlohmann::json::array();
+  warning_.clear();
+  std::error_code error;
+  if (!std::filesystem::exists(path_, error)) return;
+  std::ifstream in(path_);
+  if (!in) {
+    warning_ = "the tuning cache " + path_ + " cannot be read: using the defaults";
+    return;
+  }
+  try {
+    const nlohmann::json data = nlohmann::json::parse(in);
+    if (!data.is_object() || !data.contains("entries") || !data["entries"].is_array()) {
+      throw std::runtime_error("no \"entries\" list");
+    }
+    for (const auto& entry : data["entries"]) {
+      if (entry.is_object() && entry.contains("tunables") && entry["tunables"].is_object()) {
+        entries_.push_back(entry);
+      }
+    }
+  } catch (const std::exception&) {
+    warning_ = "the tuning cache " + path_ +
+               " is not a cache this suite wrote (corrupt JSON?): using the defaults; --tune "
+               "writes a new one";
+    entries_ = nlohmann::json::array();
+  }
+}
+
+CachedTuning TuningCache::find(const TuningKey& key) const {
+  CachedTuning found;
+  for (const auto& entry : entries_) {
+    if (!same_place(entry, key)) continue;
+    if (entry.value("source_sha256", "") != key.source_sha256) {
+      found.stale = "the tuned setting for " + key.variant +
+                    " was measured with another version of its kernel: using the defaults "
+                    "(run --tune again)";
+      continue;
+    }
+    try {
+      for (const auto& [name, value] : entry["tunables"].items()) {
+        found.values.emplace_back(name, value.get<std::int64_t>());
+      }
+      found.rate = entry.value("rate", 0.0);
+      found.unit = entry.value("unit", "");
+      found.stale.clear();
+    } catch (const std::exception&) {
+      found = {};
+      found.stale = "the tuned setting for " + key.variant +
+                    " in the cache is not a list of whole numbers: using the defaults";
+    }
+    return found;
+  }
+  return found;
+}
+
+void TuningCache::store(const TuningKey& key, const TunableValues& values, double rate,
+                        const std::string& unit) {
+  nlohmann::json entry = {{"lab", key.lab},
+                          {"variant", key.variant},
+                          {"device", key.device},
+                          {"driver", key.driver},
+                          {"source_sha256", key.source_sha256},
+                          {"dtype", key.dtype},
+                          {"size_class", key.size_class},
+                          {"rate", rate},
+                          {"unit", unit},
+                          {"tuned_at", static_cast<std::int64_t>(std::time(nullptr))}};
+  nlohmann::json tunables = nlohmann::json::object();
+  for (const auto& [name, value] : values) tunables[name] = value;
+  entry["tunables"] = tunables;
+  auto& list = entries_;
+  list.erase(std::remove_if(list.begin(), list.end(),
+                            [&](const nlohmann::json& e) { return same_place(e, key); }),
+             list.end());
+  list.push_back(entry);
+}
+
+void TuningCache::save() const {
+  const std::filesystem::path file(path_);
+  std::error_code error;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
+  const std::string temporary = path_ + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << nlohmann::json{{"version", 1}, {"entries", entries_}}.dump(2) << "\n";
+    if (!out) {
+      throw RuntimeError("cannot write the tuning cache " + temporary +
+                         ": set LAB_TUNING_CACHE or XDG_CACHE_HOME to a writable folder");
+    }
+  }
+  std::filesystem::rename(temporary, file, error);
+  if (error) {
+    throw RuntimeError("cannot replace the tuning cache " + path_ + " (" + error.message() +
+                       "): set LAB_TUNING_CACHE or XDG_CACHE_HOME to a writable folder");
+  }
+}
+
+std::vector<Tuning> tuning_candidates(const std::vector<Tunable>& tunables,
+                                      const std::vector<std::string>& names, const Tuning& base) {
+  std::vector<Tuning> out{base};
+  for (const auto& name : names) {
+    const auto t = std::find_if(tunables.begin(), tunables.end(),
+                                [&](const Tunable& x) { return x.name == name; });
+    if (t == tunables.end() || t->candidates.empty()) continue;
+    std::vector<Tuning> grown;
+    for (const Tuning& partial : out) {
+      for (std::int64_t value : t->candidates) {
+        Tuning next = partial;
+        next.set(name, value);
+        grown.push_back(next);
+      }
+    }
+    out = std::move(grown);
+  }
+  // The base first, once; the rest in a fixed shuffled order, so a budget that stops the search
+  // early has sampled the whole space, not one corner of it.
+  const auto same = [&](const Tuning& a) { return a.values(names) == base.values(names); };
+  out.erase(std::remove_if(out.begin(), out.end(), same), out.end());
+  std::mt19937_64 order(0x5eed);
+  std::shuffle(out.begin(), out.end(), order);
+  out.insert(out.begin(), base);
+  return out;
+}
+
+std::vector<Trial> run_trials(const std::vector<Tuning>& candidates,
+                              const std::vector<std::string>& names, double budget_s,
+                              const std::function<TrialOutcome(const Tuning&)>& evaluate,
+                              std::ostream& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::vector<Trial> trials;
+  const Trial* best = nullptr;
+  // The slowest trial so far: the next may take as long, and the run that follows the search
+  // about as long again, so the search stops two of them short of the budget.
+  double longest = 0;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (i > 0 && elapsed() + 2 * longest > budget_s) {
+      progress << "tune: the budget of " << budget_s << " s is spent after " << i << " of "
+               << candidates.size() << " candidates\n";
+      break;
+    }
+    Trial trial;
+    trial.tuning = candidates[i];
+    trial.values = candidates[i].values(names);
+    const double before = elapsed();
+    try {
+      trial.outcome = evaluate(trial.tuning);
+    } catch (const Error& e) {
+      trial.skipped = e.what();
+    }
+    longest = std::max(longest, elapsed() - before);
+    char line[96];
+    std::snprintf(line, sizeof line, "tune: [%zu/%zu %.0f s] ", i + 1, candidates.size(),
+                  elapsed());
+    progress << line << value_text(trial.values) << ": ";
+    if (!trial.skipped.empty()) {
+      progress << "skipped (" << trial.skipped << ")";
+    } else if (!trial.outcome.passed) {
+      progress << "WRONG RESULT, not kept";
+    } else {
+      progress << trial.outcome.rate;
+    }
+    trials.push_back(std::move(trial));
+    for (const Trial& t : trials) {
+      if (t.skipped.empty() && t.outcome.passed &&
+          (best == nullptr || t.outcome.rate > best->outcome.rate)) {
+        best = &t;
+      }
+    }
+    if (best != nullptr) progress << "; best so far " << value_text(best->values);
+    progress << "\n";
+    best = nullptr;  // trials may move when they grow
+  }
+  std::stable_sort(trials.begin(), trials.end(), [](const Trial& a, const Trial& b) {
+    const bool good_a = a.skipped.empty() && a.outcome.passed;
+    const bool good_b = b.skipped.empty() && b.outcome.passed;
+    if (good_a != good_b) return good_a;
+    return good_a && a.outcome.rate > b.outcome.rate;
+  });
+  return trials;
+}
+
+Tuning resolve_tuning(const TunableOptions& options, const std::vector<Tunable>& tunables,
+                      const Tuning& defaults, const TuningCache& cache, const TuningKey& key,
+                      std::string& source, std::ostream& warnings) {
+  source = "default";
+  Tuning tuning = defaults;
+  if (options.use_cache()) {
+    const CachedTuning cached = cache.find(key);
+    if (!cached.stale.empty()) warnings << "warning: " << cached.stale << "\n";
+    bool usable = !cached.values.empty();
+    for (const auto& [name, value] : cached.values) {
+      const auto t = std::find_if(tunables.begin(), tunables.end(),
+                                  [&](const Tunable& x) { return x.name == name; });
+      // Within the command line's bounds, or a value the table itself uses (LOCAL 0: the
+      // runtime's choice).
+      const bool known =
+          t != tunables.end() &&
+          ((value >= t->min && value <= t->max) || defaults[name] == value ||
+           std::find(t->candidates.begin(), t->candidates.end(), value) != t->candidates.end());
+      if (!known) usable = false;
+    }
+    if (usable) {
+      for (const auto& [name, value] : cached.values) tuning.set(name, value);
+      source = "tuned";
+    } else if (!cached.values.empty()) {
+      warnings << "warning: the tuned setting for " << key.variant << " in " << cache.path()
+               << " names tunables this lab does not have or values out of bounds: using the "
+                  "defaults\n";
+    }
+  }
+  return options.apply(tuning);
+}
+
+Tuning tune_variant(const std::vector<Tunable>& tunables, const std::vector<std::string>& names,
+                    const Tuning& base, const TuningKey& key, double budget_s, TuningCache& cache,
+                    const std::string& unit,
+                    const std::function<TrialOutcome(const Tuning&)>& evaluate, std::ostream& out) {
+  std::vector<std::string> free;
+  for (const auto& name : names) {
+    if (!base.given(name)) free.push_back(name);
+  }
+  const std::vector<Tuning> candidates = tuning_candidates(tunables, free, base);
+  out << "tune: " << key.text() << ": " << candidates.size() << " candidates of "
+      << (free.empty() ? std::string("(nothing to tune)") : value_text(base.values(free)))
+      << ", budget " << budget_s << " s\n";
+  const std::vector<Trial> trials = run_trials(candidates, free, budget_s, evaluate, out);
+  const auto good = [](const Trial& t) { return t.skipped.empty() && t.outcome.passed; };
+  const std::size_t wrong =
+      static_cast<std::size_t>(std::count_if(trials.begin(), trials.end(), [](const Trial& t) {
+        return t.skipped.empty() && !t.outcome.passed;
+      }));
+  if (trials.empty() || !good(trials.front())) {
+    throw Error(1, "tune: no candidate of " + key.variant + " gave a right result (" +
+                       std::to_string(wrong) + " wrong, " + std::to_string(trials.size() - wrong) +
+                       " refused): fix the kernel before tuning it");
+  }
+  out << "tune: best of " << trials.size() << " tried (" << wrong << " wrong, not kept):\n";
+  for (std::size_t i = 0; i < trials.size() && i < 5 && good(trials[i]); ++i) {
+    out << "  " << i + 1 << ". " << value_text(trials[i].values) << ": " << trials[i].outcome.rate
+        << " " << unit << "\n";
+  }
+  const Trial& best = trials.front();
+  cache.store(key, best.tuning.values(names), best.outcome.rate, unit);
+  cache.save();
+  out << "tune: stored in " << cache.path() << "\n";
+  return best.tuning;
+}
+
+TuningCache open_tuning_cache(const TunableOptions& options, const std::string& lab,
+                              std::ostream& err) {
+  TuningCache cache;
+  if (options.use_cache() || options.tune()) {
+    cache.load();
+    if (!cache.warning().empty()) err << lab << ": warning: " << cache.warning() << "\n";
+  }
+  return cache;
+}
+
+Options trial_options(const Options& options) {
+  Options trial = options;
+  trial.warmup = 1;
+  trial.reps = 3;
+  trial.verbose = false;
+  return trial;
+}
+
+std::vector<Tuning> launch_tunings(const TunableOptions& options,
+                                   const std::vector<Tunable>& tunables,
+                                   const std::vector<std::string>& names, const Tuning& defaults,
+                                   const Tuning& resolved) {
+  std::vector<Tuning> out{resolved};
+  if (options.tune()) {
+    for (const Tuning& t : tuning_candidates(tunables, names, options.apply(defaults))) {
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+VariantTuning tuning_for(const TunableOptions& options, const std::vector<Tunable>& tunables,
+                         const std::vector<std::string>& names, const Tuning& defaults,
+                         TuningCache& cache, const TuningKey& key, const std::string& unit,
+                         const std::function<TrialOutcome(const Tuning&)>& evaluate,
+                         std::ostream& err) {
+  VariantTuning out;
+  if (options.tune()) {
+    out.tuning = tune_variant(tunables, names, options.apply(defaults), key, options.tune_budget(),
+                              cache, unit, evaluate, err);
+    out.source = "tuned";
+  } else {
+    out.tuning = resolve_tuning(options, tunables, defaults, cache, key, out.source, err);
+  }
+  return out;
+}
+
+}  // namespace lab

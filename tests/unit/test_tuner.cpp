@@ -1,0 +1,171 @@
+// test_tuner.cpp: the tuning cache (round trip, corrupt files, other devices, stale kernels) and
+// the search over candidates (every combination, the default first, refusals skipped, wrong
+// results never kept, the budget).
+#include "lab/error.hpp"
+#include "lab/tuner.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+lab::TuningKey key() {
+  lab::TuningKey k;
+  k.lab = "matmul";
+  k.variant = "regtiled";
+  k.device = "pthread-haswell";
+  k.driver = "3.1";
+  k.source_sha256 = "abc";
+  k.dtype = "float";
+  k.size_class = "2^30";
+  return k;
+}
+
+std::string temp_path(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("lab_tuner_" + std::to_string(::getpid()) + "_" + name);
+  std::filesystem::remove_all(dir);
+  return (dir / "tuning.json").string();
+}
+
+}  // namespace
+
+TEST(TuningCache, RoundTrip) {
+  const std::string path = temp_path("round_trip");
+  lab::TuningCache cache(path);
+  cache.load();
+  EXPECT_EQ(cache.warning(), "");
+  EXPECT_TRUE(cache.find(key()).values.empty());
+  cache.store(key(), {{"TSM", 64}, {"TSN", 128}}, 123.5, "GFLOP/s");
+  cache.save();  // creates the folder
+
+  lab::TuningCache again(path);
+  again.load();
+  EXPECT_EQ(again.warning(), "");
+  const lab::CachedTuning found = again.find(key());
+  ASSERT_EQ(found.values.size(), 2u);
+  EXPECT_EQ(found.values[0], std::make_pair(std::string("TSM"), std::int64_t{64}));
+  EXPECT_EQ(found.values[1], std::make_pair(std::string("TSN"), std::int64_t{128}));
+  EXPECT_DOUBLE_EQ(found.rate, 123.5);
+  EXPECT_EQ(found.unit, "GFLOP/s");
+  EXPECT_EQ(found.stale, "");
+
+  // Storing the same key again replaces the entry.
+  again.store(key(), {{"TSM", 32}}, 99, "GFLOP/s");
+  EXPECT_EQ(again.find(key()).values.size(), 1u);
+}
+
+TEST(TuningCache, CorruptOrUnreadableFilesGiveAWarningAndNothing) {
+  const std::string path = temp_path("corrupt");
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  for (const char* text : {"{not json", "[1, 2, 3]", "{\"entries\": 7}"}) {
+    std::ofstream(path) << text;
+    lab::TuningCache cache(path);
+    cache.load();
+    EXPECT_NE(cache.warning().find("using the defaults"), std::string::npos) << text;
+    EXPECT_TRUE(cache.find(key()).values.empty());
+  }
+  // A folder where the file should be cannot be read.
+  std::filesystem::remove(path);
+  std::filesystem::create_directories(path);
+  lab::TuningCache folder(path);
+  folder.load();
+  EXPECT_NE(folder.warning(), "");
+  EXPECT_THROW(folder.save(), lab::RuntimeError);
+}
+
+TEST(TuningCache, AnotherDevicesEntryIsIgnored) {
+  lab::TuningCache cache(temp_path("other_device"));
+  cache.store(key(), {{"TSM", 64}}, 1, "GFLOP/s");
+  for (auto change : {&lab::TuningKey::device, &lab::TuningKey::driver, &lab::TuningKey::dtype,
+                      &lab::TuningKey::size_class, &lab::TuningKey::variant}) {
+    lab::TuningKey other = key();
+    other.*change = "something else";
+    const lab::CachedTuning found = cache.find(other);
+    EXPECT_TRUE(found.values.empty());
+    EXPECT_EQ(found.stale, "");
+  }
+}
+
+TEST(TuningCache, AStaleSourceHashIsIgnoredAndSaysSo) {
+  lab::TuningCache cache(temp_path("stale"));
+  cache.store(key(), {{"TSM", 64}}, 1, "GFLOP/s");
+  lab::TuningKey edited = key();
+  edited.source_sha256 = "def";
+  const lab::CachedTuning found = cache.find(edited);
+  EXPECT_TRUE(found.values.empty());
+  EXPECT_NE(found.stale.find("another version of its kernel"), std::string::npos);
+}
+
+TEST(TuningCache, SizeClassesArePowersOfTwo) {
+  EXPECT_EQ(lab::size_class(1), "2^0");
+  EXPECT_EQ(lab::size_class(1000), "2^10");
+  EXPECT_EQ(lab::size_class(1024.0 * 1024 * 1024), "2^30");
+  EXPECT_EQ(lab::size_class(0), "2^0");
+}
+
+TEST(Tuner, CandidatesAreEveryCombinationWithTheDefaultFirst) {
+  lab::Tunable a;
+  a.name = "A";
+  a.candidates = {1, 2, 3};
+  lab::Tunable b;
+  b.name = "B";
+  b.candidates = {10, 20};
+  lab::Tunable c;
+  c.name = "C";  // no candidates: stays at the base
+  const lab::Tuning base = lab::Tuning().with({{"A", 2}, {"B", 20}, {"C", 7}});
+  const auto all = lab::tuning_candidates({a, b, c}, {"A", "B", "C"}, base);
+  ASSERT_EQ(all.size(), 6u);
+  EXPECT_EQ(all[0]["A"], 2);
+  EXPECT_EQ(all[0]["B"], 20);
+  for (const auto& t : all) EXPECT_EQ(t["C"], 7);
+  // A default outside the candidates is measured too.
+  const auto odd = lab::tuning_candidates({a, b, c}, {"A"}, base.with({{"A", 5}}));
+  ASSERT_EQ(odd.size(), 4u);
+  EXPECT_EQ(odd[0]["A"], 5);
+}
+
+TEST(Tuner, WrongResultsAreNeverKeptAndRefusalsAreSkipped) {
+  lab::Tunable a;
+  a.name = "A";
+  a.candidates = {1, 2, 3, 4};
+  const auto candidates = lab::tuning_candidates({a}, {"A"}, lab::Tuning().with({{"A", 1}}));
+  std::ostringstream progress;
+  const auto trials = lab::run_trials(
+      candidates, {"A"}, 60,
+      [](const lab::Tuning& t) {
+        if (t["A"] == 3) throw lab::UsageError("A=3 is refused");
+        // A=4 is the fastest but wrong.
+        return lab::TrialOutcome{t["A"] != 4, double(t["A"])};
+      },
+      progress);
+  ASSERT_EQ(trials.size(), 4u);
+  EXPECT_EQ(trials[0].tuning["A"], 2);  // the fastest right one
+  EXPECT_TRUE(trials[0].outcome.passed);
+  EXPECT_EQ(trials[1].tuning["A"], 1);
+  EXPECT_NE(progress.str().find("A=3: skipped (A=3 is refused)"), std::string::npos);
+  EXPECT_NE(progress.str().find("A=4: WRONG RESULT, not kept"), std::string::npos);
+  EXPECT_NE(progress.str().find("best so far A=2"), std::string::npos);
+}
+
+TEST(Tuner, TheBudgetStopsTheSearchAfterAtLeastOneCandidate) {
+  lab::Tunable a;
+  a.name = "A";
+  a.candidates = {1, 2, 3, 4};
+  const auto candidates = lab::tuning_candidates({a}, {"A"}, lab::Tuning().with({{"A", 1}}));
+  std::ostringstream progress;
+  const auto trials = lab::run_trials(
+      candidates, {"A"}, 0,
+      [](const lab::Tuning&) {
+        return lab::TrialOutcome{true, 1};
+      },
+      progress);
+  EXPECT_EQ(trials.size(), 1u);
+  EXPECT_NE(progress.str().find("budget of 0 s is spent after 1 of 4"), std::string::npos);
+}
