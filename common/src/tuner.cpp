@@ -377,4 +377,32 @@ VariantTuning tuning_for(const TunableOptions& options, const std::vector<Tunabl
   return out;
 }
 
+LabTuning::LabTuning(const TunableOptions& options, const std::vector<Tunable>& tunables,
+                     Tuning defaults, std::string lab, std::ostream& err)
+    : options_(options),
+      tunables_(tunables),
+      defaults_(std::move(defaults)),
+      lab_(std::move(lab)),
+      err_(err),
+      cache_(open_tuning_cache(options, lab_, err)) {}
+
+std::vector<Tuning> LabTuning::add(const Env& env, const Options& options,
+                                   const std::string& variant, const std::string& kernel_file,
+                                   const std::vector<std::string>& names, const std::string& dtype,
+                                   double work) {
+  keys_.push_back(tuning_key(env, options, lab_, variant, kernel_file, dtype, work));
+  names_.push_back(names);
+  std::ostringstream quiet;  // warnings come once, when the variant runs
+  std::string source;
+  const Tuning resolved =
+      resolve_tuning(options_, tunables_, defaults_, cache_, keys_.back(), source, quiet);
+  return launch_tunings(options_, tunables_, names, defaults_, resolved);
+}
+
+VariantTuning LabTuning::tuning(std::size_t index, const std::string& unit,
+                                const std::function<TrialOutcome(const Tuning&)>& evaluate) {
+  return tuning_for(options_, tunables_, names_.at(index), defaults_, cache_, keys_.at(index), unit,
+                    evaluate, err_);
+}
+
 }  // namespace lab

@@ -90,18 +90,12 @@ int main(int argc, char** argv) {
         // 4. Buffers, each with guard zones as long as the furthest a padded launch overshoots n:
         //    a kernel that forgets its bounds check writes there, and the check below says so.
         //    With --tune, every candidate's launch counts.
-        std::ostringstream discard;  // what quiet runs and the sizing pass would print
-        lab::TuningCache cache = lab::open_tuning_cache(tunable_options, "vector_add", std::cerr);
-        std::vector<lab::TuningKey> keys;
+        std::ostringstream discard;  // what quiet runs would print
+        lab::LabTuning tunings(tunable_options, family.tunables, defaults, "vector_add", std::cerr);
         std::uint64_t reach = 0;
         for (const auto* v : variants) {
-          keys.push_back(lab::tuning_key(env, opt, "vector_add", v->name, v->kernel_file, "float",
-                                         double(s.n)));
-          std::string source;
-          const lab::Tuning resolved = lab::resolve_tuning(
-              tunable_options, family.tunables, defaults, cache, keys.back(), source, discard);
-          for (const auto& t : lab::launch_tunings(tunable_options, family.tunables, v->tunables,
-                                                   defaults, resolved)) {
+          for (const auto& t :
+               tunings.add(env, opt, v->name, v->kernel_file, v->tunables, "float", double(s.n))) {
             reach = std::max(reach, v->covers(s.n, t)[0] - s.n);
           }
         }
@@ -194,19 +188,11 @@ int main(int argc, char** argv) {
         };
 
         std::vector<lab::Result> rows;
-        const lab::Options trial = lab::trial_options(opt);
         for (std::size_t i = 0; i < variants.size(); ++i) {
-          const vector_add::Variant& v = *variants[i];
-          const lab::VariantTuning tuned = lab::tuning_for(
-              tunable_options, family.tunables, v.tunables, defaults, cache, keys[i], "GB/s",
-              [&](const lab::Tuning& t) {
-                const lab::Result r = run_variant(v, t, trial, true);
-                return lab::TrialOutcome{r.passed, r.rate};
-              },
-              std::cerr);
-          lab::Result row = run_variant(v, tuned.tuning, opt, false);
-          row.tuning = tuned.source;
-          rows.push_back(row);
+          rows.push_back(tunings.run(i, "GB/s", opt,
+                                     [&](const lab::Tuning& t, const lab::Options& o, bool quiet) {
+                                       return run_variant(*variants[i], t, o, quiet);
+                                     }));
         }
 
         // 8. Report against the yardstick: the faster of a float and a float4 copy kernel over

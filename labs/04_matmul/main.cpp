@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace {
@@ -41,23 +42,19 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   //    (every candidate's, with --tune); each variant's tuning: defaults, the cache, the command
   //    line
   const matmul::Family& family = matmul::family();
-  std::ostringstream discard;  // what quiet runs and the sizing pass would print
-  lab::TuningCache cache = lab::open_tuning_cache(tunable_options, "matmul", std::cerr);
-  std::vector<lab::TuningKey> keys;
+  std::ostringstream discard;  // what quiet runs would print
+  lab::LabTuning tunings(tunable_options, family.tunables, defaults, "matmul", std::cerr);
   const lab::Tuning command_line = tunable_options.apply(defaults);
+  std::vector<std::size_t> tuned_index(variants.size());  // in tunings; the host loop has none
+  std::size_t added = 0;
   matmul::Reach reach;
-  for (const auto* variant : variants) {
-    if (variant->kernel_file.empty()) {
-      keys.emplace_back();  // the host loop: nothing to tune
-      continue;
-    }
-    keys.push_back(lab::tuning_key(env, opt, "matmul", variant->name, variant->kernel_file, s.dtype,
-                                   double(dims.M) * dims.N * dims.K));
-    std::string source;
-    const lab::Tuning resolved = lab::resolve_tuning(tunable_options, family.tunables, defaults,
-                                                     cache, keys.back(), source, discard);
-    for (const auto& t : lab::launch_tunings(tunable_options, family.tunables, variant->tunables,
-                                             defaults, resolved)) {
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const matmul::Variant* variant = variants[i];
+    if (variant->kernel_file.empty()) continue;
+    tuned_index[i] = added++;
+    for (const auto& t :
+         tunings.add(env, opt, variant->name, variant->kernel_file, variant->tunables, s.dtype,
+                     double(dims.M) * dims.N * dims.K)) {
       const matmul::Reach r = matmul::launch_reach(*variant, dims, t);
       reach = {std::max(reach.a, r.a), std::max(reach.b, r.b), std::max(reach.c, r.c)};
     }
@@ -66,33 +63,28 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
 
   // 5-7. Build, run and verify each variant through the one shared path
   std::vector<lab::Result> rows;
-  const lab::Options trial = lab::trial_options(opt);
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const matmul::Variant* variant = variants[i];
     if (variant->kernel_file.empty()) {
       if (auto row = matmul::run_sequential(problem, cli.out())) rows.push_back(*row);
       continue;
     }
-    const lab::VariantTuning tuned = lab::tuning_for(
-        tunable_options, family.tunables, variant->tunables, defaults, cache, keys[i], "GFLOP/s",
-        [&](const lab::Tuning& t) {
+    // A variant whose limits the sizes break is skipped under --variant all, refused in a trial.
+    const auto row = tunings.run(
+        tuned_index[i], "GFLOP/s", opt,
+        [&](const lab::Tuning& t, const lab::Options& o, bool quiet) -> std::optional<lab::Result> {
           const std::string limit = variant->fits ? variant->fits(dims, t) : "";
-          if (!limit.empty()) throw lab::UsageError(limit);
+          if (!limit.empty() && quiet) throw lab::UsageError(limit);
+          if (!limit.empty() && variants.size() > 1) {
+            cli.out() << "  (skipped " << limit << ")\n";
+            return std::nullopt;
+          }
           discard.str("");
-          matmul::Context quiet{env, trial, discard, t, peak, discard};
-          const lab::Result r = matmul::run_variant(*variant, problem, buffers, quiet);
-          return lab::TrialOutcome{r.passed, r.rate};
-        },
-        std::cerr);
-    const std::string limit = variant->fits ? variant->fits(dims, tuned.tuning) : "";
-    if (variants.size() > 1 && !limit.empty()) {
-      cli.out() << "  (skipped " << limit << ")\n";
-      continue;
-    }
-    matmul::Context context{env, opt, cli.out(), tuned.tuning, peak, std::cerr};
-    lab::Result row = matmul::run_variant(*variant, problem, buffers, context);
-    row.tuning = tuned.source;
-    rows.push_back(row);
+          matmul::Context context{env, o,    quiet ? discard : cli.out(),
+                                  t,   peak, quiet ? discard : std::cerr};
+          return matmul::run_variant(*variant, problem, buffers, context);
+        });
+    if (row) rows.push_back(*row);
   }
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {

@@ -422,8 +422,8 @@ lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffe
   // EDGES=pad with sizes that are not multiples of the tiles: A and B are copied into buffers
   // padded with zeros to whole tiles, the exact kernel (no bounds checks, whole vectors) runs on
   // them, and C is copied back out; the copies are part of the time.
-  const bool uses_edges = std::find(variant.tunables.begin(), variant.tunables.end(),
-                                    "EDGES") != variant.tunables.end();
+  const bool uses_edges = std::find(variant.tunables.begin(), variant.tunables.end(), "EDGES") !=
+                          variant.tunables.end();
   const bool pad = uses_edges && t["EDGES"] == 1 &&
                    (d.M % t["TSM"] != 0 || d.N % t["TSN"] != 0 || d.K % t["TSK"] != 0);
   const Dims run_dims =
@@ -462,10 +462,9 @@ lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffe
     const auto copy_rows = [&](const cl::Buffer& src, std::size_t src_at, const cl::Buffer& dst,
                                std::size_t dst_at, int rows, int width, int from, int to) {
       cl::Event event;
-      env.queue.enqueueCopyBufferRect(src, dst, {src_at, 0, 0}, {dst_at, 0, 0},
-                                      {std::size_t(width) * e, std::size_t(rows), 1},
-                                      std::size_t(from) * e, 0, std::size_t(to) * e, 0, nullptr,
-                                      &event);
+      env.queue.enqueueCopyBufferRect(
+          src, dst, {src_at, 0, 0}, {dst_at, 0, 0}, {std::size_t(width) * e, std::size_t(rows), 1},
+          std::size_t(from) * e, 0, std::size_t(to) * e, 0, nullptr, &event);
       return event;
     };
     const auto& a = buffers.a;

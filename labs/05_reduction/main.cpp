@@ -142,18 +142,12 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
   }
   //    (every candidate's, with --tune); each variant's tuning: defaults, the cache, the command
   //    line
-  std::ostringstream discard;  // what quiet runs and the sizing pass would print
-  lab::TuningCache cache = lab::open_tuning_cache(tunable_options, "reduction", std::cerr);
-  std::vector<lab::TuningKey> keys;
+  std::ostringstream discard;  // what quiet runs would print
+  lab::LabTuning tunings(tunable_options, family.tunables, defaults, "reduction", std::cerr);
   std::uint64_t reach = 0, max_groups = 1;
   for (const auto* v : variants) {
-    keys.push_back(lab::tuning_key(env, opt, "reduction", v->name, v->kernel_file,
-                                   s.dtype + (dot ? " dot" : " sum"), double(n)));
-    std::string source;
-    const lab::Tuning resolved = lab::resolve_tuning(tunable_options, family.tunables, defaults,
-                                                     cache, keys.back(), source, discard);
-    for (const auto& t :
-         lab::launch_tunings(tunable_options, family.tunables, v->tunables, defaults, resolved)) {
+    for (const auto& t : tunings.add(env, opt, v->name, v->kernel_file, v->tunables,
+                                     s.dtype + (dot ? " dot" : " sum"), double(n))) {
       reach = std::max(reach, v->covers(n, t)[0] - n);
       max_groups = std::max(max_groups, v->extra.groups(n, t));
     }
@@ -296,20 +290,12 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
     return std::optional<lab::Result>(row);
   };
   std::vector<lab::Result> rows;
-  const lab::Options trial = lab::trial_options(opt);
   for (std::size_t i = 0; i < variants.size(); ++i) {
-    const reduction::Variant& v = *variants[i];
-    const lab::VariantTuning tuned = lab::tuning_for(
-        tunable_options, family.tunables, v.tunables, defaults, cache, keys[i], "GB/s",
-        [&](const lab::Tuning& t) {
-          const lab::Result r = *run_variant(v, t, trial, true);
-          return lab::TrialOutcome{r.passed, r.rate};
-        },
-        std::cerr);
-    std::optional<lab::Result> row = run_variant(v, tuned.tuning, opt, false);
-    if (!row) continue;
-    row->tuning = tuned.source;
-    rows.push_back(*row);
+    const std::optional<lab::Result> row =
+        tunings.run(i, "GB/s", opt, [&](const lab::Tuning& t, const lab::Options& o, bool quiet) {
+          return run_variant(*variants[i], t, o, quiet);
+        });
+    if (row) rows.push_back(*row);
   }
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {

@@ -75,21 +75,15 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
   //    adds the transposed pair At, Bt
   //    (every candidate's, with --tune); each variant's tuning: defaults, the cache, the command
   //    line
-  std::ostringstream discard;  // what quiet runs and the sizing pass would print
-  lab::TuningCache cache = lab::open_tuning_cache(tunable_options, "coalescing", std::cerr);
-  std::vector<lab::TuningKey> keys;
+  std::ostringstream discard;  // what quiet runs would print
+  lab::LabTuning tunings(tunable_options, family.tunables, defaults, "coalescing", std::cerr);
   std::vector<const coalescing::Variant*> variants;
   std::uint64_t reach = 0;
   for (const auto& v : family.variants) {
     if (s.variant != "all" && s.variant != v.name) continue;
     variants.push_back(&v);
-    keys.push_back(
-        lab::tuning_key(env, opt, "coalescing", v.name, v.kernel_file, s.dtype, double(elements)));
-    std::string source;
-    const lab::Tuning resolved = lab::resolve_tuning(tunable_options, family.tunables, defaults,
-                                                     cache, keys.back(), source, discard);
     for (const auto& t :
-         lab::launch_tunings(tunable_options, family.tunables, v.tunables, defaults, resolved)) {
+         tunings.add(env, opt, v.name, v.kernel_file, v.tunables, s.dtype, double(elements))) {
       reach = std::max(reach, coalescing::launch_reach(v, dims, t));
     }
   }
@@ -200,19 +194,11 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
     return row;
   };
   std::vector<lab::Result> rows;
-  const lab::Options trial = lab::trial_options(opt);
   for (std::size_t i = 0; i < variants.size(); ++i) {
-    const coalescing::Variant& v = *variants[i];
-    const lab::VariantTuning tuned = lab::tuning_for(
-        tunable_options, family.tunables, v.tunables, defaults, cache, keys[i], "GB/s",
-        [&](const lab::Tuning& t) {
-          const lab::Result r = run_variant(v, t, trial, true);
-          return lab::TrialOutcome{r.passed, r.rate};
-        },
-        std::cerr);
-    lab::Result row = run_variant(v, tuned.tuning, opt, false);
-    row.tuning = tuned.source;
-    rows.push_back(row);
+    rows.push_back(
+        tunings.run(i, "GB/s", opt, [&](const lab::Tuning& t, const lab::Options& o, bool quiet) {
+          return run_variant(*variants[i], t, o, quiet);
+        }));
   }
 
   // 8. Report: effective GB/s (the program reads A and writes B once) against the suite's copy

@@ -5,6 +5,7 @@
 // later runs start from it.
 #pragma once
 
+#include "lab/report.hpp"
 #include "lab/variants.hpp"
 
 #include <cstdint>
@@ -149,5 +150,53 @@ VariantTuning tuning_for(const TunableOptions& options, const std::vector<Tunabl
                          TuningCache& cache, const TuningKey& key, const std::string& unit,
                          const std::function<TrialOutcome(const Tuning&)>& evaluate,
                          std::ostream& err);
+
+// A lab's tuning for one run: the cache, a key for each chosen variant, and the tuning each runs
+// with (the defaults, the cache, the command line; with --tune a search first).
+class LabTuning {
+ public:
+  LabTuning(const TunableOptions& options, const std::vector<Tunable>& tunables, Tuning defaults,
+            std::string lab, std::ostream& err);
+
+  // Adds the next variant; returns the tunings its launches may use (the resolved one, and with
+  // --tune every candidate), so the lab can size its guard zones for the furthest.
+  std::vector<Tuning> add(const Env& env, const Options& options, const std::string& variant,
+                          const std::string& kernel_file, const std::vector<std::string>& names,
+                          const std::string& dtype, double work);
+
+  // Variant `index` (in the order added) run through `run(tuning, options, quiet)`, the lab's
+  // build, run and verify path returning a Result (or an optional one, empty when skipped): with
+  // --tune its candidates first (quiet, 1 + 3 runs each), then the run itself, whose row says
+  // where its tuning came from.
+  template <typename Run>
+  auto run(std::size_t index, const std::string& unit, const Options& options, Run run) {
+    const Options trial = trial_options(options);
+    const VariantTuning tuned = tuning(index, unit, [&](const Tuning& t) {
+      const auto outcome = run(t, trial, true);
+      const Result& r = result_of(outcome);
+      return TrialOutcome{r.passed, r.rate};
+    });
+    auto row = run(tuned.tuning, options, false);
+    if (Result* r = result_ptr(row)) r->tuning = tuned.source;
+    return row;
+  }
+
+ private:
+  VariantTuning tuning(std::size_t index, const std::string& unit,
+                       const std::function<TrialOutcome(const Tuning&)>& evaluate);
+  static const Result& result_of(const Result& r) { return r; }
+  static const Result& result_of(const std::optional<Result>& r) { return r.value(); }
+  static Result* result_ptr(Result& r) { return &r; }
+  static Result* result_ptr(std::optional<Result>& r) { return r ? &*r : nullptr; }
+
+  const TunableOptions& options_;
+  std::vector<Tunable> tunables_;
+  Tuning defaults_;
+  std::string lab_;
+  std::ostream& err_;
+  TuningCache cache_;
+  std::vector<TuningKey> keys_;
+  std::vector<std::vector<std::string>> names_;
+};
 
 }  // namespace lab
