@@ -218,8 +218,8 @@ std::vector<Trial> run_trials(const std::vector<Tuning>& candidates,
   double longest = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (i > 0 && elapsed() + 2 * longest > budget_s) {
-      progress << "tune: the budget of " << budget_s << " s is spent after " << i << " of "
-               << candidates.size() << " candidates\n";
+      progress << "tune: stopping after " << i << " of " << candidates.size()
+               << " candidates: another would run past the budget of " << budget_s << " s\n";
       break;
     }
     Trial trial;
