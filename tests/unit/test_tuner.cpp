@@ -125,6 +125,10 @@ TEST(Tuner, CandidatesAreEveryCombinationWithTheDefaultFirst) {
   EXPECT_EQ(all[0]["A"], 2);
   EXPECT_EQ(all[0]["B"], 20);
   for (const auto& t : all) EXPECT_EQ(t["C"], 7);
+  // Then the base's neighbours, one tunable changed: A=1, A=3, B=10 in some order.
+  for (std::size_t i = 1; i <= 3; ++i) {
+    EXPECT_EQ((all[i]["A"] != 2) + (all[i]["B"] != 20), 1) << i;
+  }
   // A default outside the candidates is measured too.
   const auto odd = lab::tuning_candidates({a, b, c}, {"A"}, base.with({{"A", 5}}));
   ASSERT_EQ(odd.size(), 4u);

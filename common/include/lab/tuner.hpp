@@ -94,7 +94,8 @@ struct Trial {
 };
 
 // Every combination of the candidates of `names` (the variant's tunables that have candidates),
-// the others at `base`; `base` itself first, so the default is always measured.
+// the others at `base`: `base` itself first, so the default is always measured, then the
+// settings that change one tunable of it, then the rest in a fixed shuffled order.
 std::vector<Tuning> tuning_candidates(const std::vector<Tunable>& tunables,
                                       const std::vector<std::string>& names, const Tuning& base);
 
