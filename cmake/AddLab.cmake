@@ -227,12 +227,17 @@ function(lab_grading lab name kernel_file)
   lab_set_test_properties(${lab}.grading.${name} lab)
 endfunction()
 
-# lab_broken_kernel(LAB NAME KERNEL_FILE MATCH regex [MATCH regex...] [EXIT code] ARGS args...):
+# lab_broken_kernel(LAB NAME KERNEL_FILE MATCH regex [MATCH regex...] [EXIT code] [POCL_ONLY]
+#                   ARGS args...):
 # [lab] LAB.broken.NAME runs the lab on KERNEL_FILE (a path, or a name in tests/broken/), a copy of
 # one of its kernels with one planted mistake; the lab must exit with EXIT (default 1) and print
-# what MATCH says.
+# what MATCH says. POCL_ONLY leaves it out when -DLAB_TEST_PLATFORM pins the suite elsewhere.
 function(lab_broken_kernel lab name kernel_file)
-  cmake_parse_arguments(PARSE_ARGV 3 X "" "EXIT" "MATCH;ARGS")
+  cmake_parse_arguments(PARSE_ARGV 3 X "POCL_ONLY" "EXIT" "MATCH;ARGS")
+  string(TOLOWER "${LAB_TEST_PLATFORM}" platform)
+  if(X_POCL_ONLY AND NOT platform MATCHES "pocl")
+    return()  # a mistake only PoCL's guard zones show (say why next to the call)
+  endif()
   set(exit_code 1)
   if(DEFINED X_EXIT)
     set(exit_code ${X_EXIT})
