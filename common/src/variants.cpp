@@ -116,6 +116,12 @@ std::vector<std::pair<std::string, std::int64_t>> Tuning::values(
   return values;
 }
 
+void require_one_variant_for_kernel_file(const Options& options, const std::string& variant) {
+  if (!options.kernel_file.empty() && variant == "all") {
+    throw UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
+  }
+}
+
 TunableOptions::TunableOptions(Cli& cli, const std::vector<Tunable>& tunables)
     : tunables_(tunables) {
   // One option per distinct Tunable::option, in the table's order.

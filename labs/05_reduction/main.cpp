@@ -374,9 +374,7 @@ int main(int argc, char** argv) {
         cli.parse();
         tunable_options.check();
         const auto& opt = cli.options();
-        if (!opt.kernel_file.empty() && s.variant == "all") {
-          throw lab::UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
-        }
+        lab::require_one_variant_for_kernel_file(opt, s.variant);
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());

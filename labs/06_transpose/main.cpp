@@ -13,7 +13,6 @@
 namespace {
 
 struct Settings {
-  std::uint64_t n = 2048, height = 0, width = 0;
   std::string dtype = "float";
   std::string variant = "all";
   bool peers = false;
@@ -174,9 +173,7 @@ int main(int argc, char** argv) {
         // 1. Options
         const transpose::Family& family = transpose::family();
         Settings s;
-        cli.add_size("-n,--size", s.n, "Square size: height = width = N (default 2048)");
-        cli.add_size("-H,--height", s.height, "Rows of A (overrides -n)");
-        cli.add_size("-W,--width", s.width, "Columns of A (overrides -n)");
+        lab::MatrixSizeOptions size(cli, "Rows of A", "Columns of A");
         cli.add_choice("--dtype", s.dtype, "Element type: float or int", {"float", "int"});
         std::vector<std::string> choices = family.names();
         choices.push_back("all");
@@ -187,17 +184,8 @@ int main(int argc, char** argv) {
         cli.parse();
         tunable_options.check();
         const auto& opt = cli.options();
-        const transpose::Dims dims{static_cast<int>(s.height ? s.height : s.n),
-                                   static_cast<int>(s.width ? s.width : s.n)};
-        if (std::max(s.height ? s.height : s.n, s.width ? s.width : s.n) > (1u << 30) ||
-            dims.elements() >= (std::uint64_t{1} << 31)) {
-          throw lab::UsageError(
-              "matrices of more than 2^31 elements are not supported (the kernels index with "
-              "int): choose smaller sizes");
-        }
-        if (!opt.kernel_file.empty() && s.variant == "all") {
-          throw lab::UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
-        }
+        const transpose::Dims dims = size.shape();
+        lab::require_one_variant_for_kernel_file(opt, s.variant);
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());

@@ -11,12 +11,7 @@
 namespace transpose {
 
 // A (height x width) is transposed into B (width x height), both row-major.
-struct Dims {
-  int height = 0;
-  int width = 0;
-  std::uint64_t elements() const { return std::uint64_t(height) * std::uint64_t(width); }
-  std::string text() const;  // "4096x4096"
-};
+using Dims = lab::Shape2D;
 
 struct Shape {
   bool transposes = true;  // false for copy, whose B equals A

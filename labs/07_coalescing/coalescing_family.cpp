@@ -78,8 +78,6 @@ Family make_family() {
 
 }  // namespace
 
-std::string Dims::text() const { return std::to_string(height) + "x" + std::to_string(width); }
-
 const Family& family() {
   static const Family table = make_family();
   return table;

@@ -13,12 +13,7 @@
 namespace coalescing {
 
 // A and B are height x width, row-major.
-struct Dims {
-  int height = 0;
-  int width = 0;
-  std::uint64_t elements() const { return std::uint64_t(height) * std::uint64_t(width); }
-  std::string text() const;  // "8192x8192"
-};
+using Dims = lab::Shape2D;
 
 struct Steps {
   bool transposes = false;  // transposed: the host transposes A before the scan and B after it

@@ -16,7 +16,6 @@
 namespace {
 
 struct Settings {
-  std::uint64_t n = 2048, height = 0, width = 0;
   std::string dtype = "float";
   std::string variant = "all";
   std::string transpose;  // the transpose kernel of `transposed`; "" for the device's default
@@ -228,10 +227,8 @@ int main(int argc, char** argv) {
         // 1. Options
         const coalescing::Family& family = coalescing::family();
         Settings s;
-        cli.add_size("-n,--size", s.n, "Square size: height = width = N (default 2048)");
-        cli.add_size("-H,--height", s.height, "Rows of A: independent chains (overrides -n)");
-        cli.add_size("-W,--width", s.width,
-                     "Columns of A: the length of each chain (overrides -n)");
+        lab::MatrixSizeOptions size(cli, "Rows of A: independent chains",
+                                    "Columns of A: the length of each chain");
         cli.add_choice("--dtype", s.dtype, "Element type: float or int", {"float", "int"});
         std::vector<std::string> choices = family.names();
         choices.push_back("all");
@@ -247,16 +244,8 @@ int main(int argc, char** argv) {
         cli.parse();
         tunable_options.check();
         const auto& opt = cli.options();
-        const std::uint64_t height = s.height ? s.height : s.n, width = s.width ? s.width : s.n;
-        if (std::max(height, width) > (1u << 30) || height * width >= (std::uint64_t{1} << 31)) {
-          throw lab::UsageError(
-              "matrices of more than 2^31 elements are not supported (the kernels index with "
-              "int): choose smaller sizes");
-        }
-        const coalescing::Dims dims{static_cast<int>(height), static_cast<int>(width)};
-        if (!opt.kernel_file.empty() && s.variant == "all") {
-          throw lab::UsageError("--kernel-file replaces one variant's kernel: add --variant NAME");
-        }
+        const coalescing::Dims dims = size.shape();
+        lab::require_one_variant_for_kernel_file(opt, s.variant);
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());

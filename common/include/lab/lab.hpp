@@ -10,6 +10,7 @@
 #include "lab/ndrange.hpp"
 #include "lab/program.hpp"
 #include "lab/report.hpp"
+#include "lab/shape.hpp"
 #include "lab/timing.hpp"
 #include "lab/tuner.hpp"
 #include "lab/variants.hpp"

@@ -72,6 +72,9 @@ class Tuning {
   std::vector<Entry> entries_;
 };
 
+// --kernel-file replaces one variant's kernel, so `--variant all` with it is a usage error.
+void require_one_variant_for_kernel_file(const Options& options, const std::string& variant);
+
 // The command-line options of a family's tunables, added to a Cli before parse(): one option per
 // distinct Tunable::option, plus --tunable NAME=VALUE[,NAME=VALUE] for any of them by name.
 class TunableOptions {
