@@ -43,12 +43,8 @@ int main(int argc, char** argv) {
         const vector_add::Family& family = vector_add::family();
         Settings s;
         cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
-        std::vector<std::string> choices = family.names();
-        choices.push_back("all");
-        cli.add_choice(
-            "--variant", s.variant,
-            lab::variant_help(family) + " (default: element, or per_item with --per-item)",
-            choices);
+        lab::add_variant_option(cli, family, s.variant,
+                                " (default: element, or per_item with --per-item)");
         lab::TunableOptions tunable_options(cli, family.tunables);
         cli.add_choice("--mode", s.mode, "How buffers are made: copy|use|alloc|write",
                        lab::buffer_mode_names());

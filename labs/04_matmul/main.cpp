@@ -139,9 +139,7 @@ int main(int argc, char** argv) {
         cli.add_size("-M,--rows", s.m, "M: rows of A and C (overrides -n)");
         cli.add_size("-N,--cols", s.cols, "N: columns of B and C (overrides -n)");
         cli.add_size("-K,--inner", s.k, "K: columns of A, rows of B (overrides -n)");
-        std::vector<std::string> choices = matmul::family().names();
-        choices.push_back("all");
-        cli.add_choice("--variant", s.variant, lab::variant_help(matmul::family()), choices);
+        lab::add_variant_option(cli, matmul::family(), s.variant);
         cli.add_choice("--dtype", s.dtype, "Element type: float or int (exact)", {"float", "int"});
         // The tunables' options (--local, --ts, --kmax, --regtile, --staging, --tunable), from the
         // table. Bounds no device reaches are usage errors; smaller values that a device cannot

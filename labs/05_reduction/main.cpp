@@ -361,9 +361,7 @@ int main(int argc, char** argv) {
         cli.add_choice("--op", s.op, "sum: x[0] + x[1] + ...; dot: x[0]*y[0] + x[1]*y[1] + ...",
                        {"sum", "dot"});
         cli.add_choice("--dtype", s.dtype, "Element type: float or int (exact)", {"float", "int"});
-        std::vector<std::string> choices = family.names();
-        choices.push_back("all");
-        cli.add_choice("--variant", s.variant, lab::variant_help(family), choices);
+        lab::add_variant_option(cli, family, s.variant);
         cli.add_choice("--finish", s.finish,
                        "Who adds the per-group partial sums: the host (as in the lecture) or a "
                        "second kernel on the device",

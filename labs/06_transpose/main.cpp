@@ -175,9 +175,7 @@ int main(int argc, char** argv) {
         Settings s;
         lab::MatrixSizeOptions size(cli, "Rows of A", "Columns of A");
         cli.add_choice("--dtype", s.dtype, "Element type: float or int", {"float", "int"});
-        std::vector<std::string> choices = family.names();
-        choices.push_back("all");
-        cli.add_choice("--variant", s.variant, lab::variant_help(family), choices);
+        lab::add_variant_option(cli, family, s.variant);
         lab::TunableOptions tunable_options(cli, family.tunables);
         cli.add_flag("--peers", s.peers,
                      "Also time CLBlast's transpose (omatcopy) on the same device, when installed");

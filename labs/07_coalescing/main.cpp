@@ -230,9 +230,7 @@ int main(int argc, char** argv) {
         lab::MatrixSizeOptions size(cli, "Rows of A: independent chains",
                                     "Columns of A: the length of each chain");
         cli.add_choice("--dtype", s.dtype, "Element type: float or int", {"float", "int"});
-        std::vector<std::string> choices = family.names();
-        choices.push_back("all");
-        cli.add_choice("--variant", s.variant, lab::variant_help(family), choices);
+        lab::add_variant_option(cli, family, s.variant);
         lab::TunableOptions tunable_options(cli, family.tunables);
         std::vector<std::string> transposes = transpose::family().names();
         transposes.erase(std::remove(transposes.begin(), transposes.end(), "copy"),

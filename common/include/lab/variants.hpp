@@ -184,6 +184,15 @@ std::string variant_help(const Family<Size, Extra>& family) {
   return variant_help(rows);
 }
 
+// Adds --variant: the family's names or all, with variant_help and `more` after it.
+template <typename Size, typename Extra>
+void add_variant_option(Cli& cli, const Family<Size, Extra>& family, std::string& value,
+                        const std::string& more = "") {
+  std::vector<std::string> choices = family.names();
+  choices.push_back("all");
+  cli.add_choice("--variant", value, variant_help(family) + more, choices);
+}
+
 // The -D defines of the tunables in `names` that are kernel macros, each with its option.
 Defines tunable_defines(const std::vector<Tunable>& tunables, const std::vector<std::string>& names,
                         const Tuning& tuning);
