@@ -197,17 +197,24 @@ function(_lab_expect test label code regexes env)
   endif()
 endfunction()
 
-# lab_expect(LAB NAME MATCH regex [MATCH regex] [EXIT code] ARGS args...): [lab] LAB.NAME runs
-# the lab with the arguments; it must exit with EXIT (default 1) and print what MATCH says.
+# lab_expect(LAB NAME MATCH regex [MATCH regex] [EXIT code] [POCL_ONLY] [ENV VAR=set:VALUE...]
+#            ARGS args...): [lab] LAB.NAME runs the lab with the arguments; it must exit with EXIT
+# (default 1) and print what MATCH says. POCL_ONLY leaves it out when -DLAB_TEST_PLATFORM pins
+# the suite elsewhere (say why next to the call).
 function(lab_expect lab name)
   if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
     return()
   endif()
-  cmake_parse_arguments(PARSE_ARGV 2 X "" "EXIT" "MATCH;ARGS")
+  cmake_parse_arguments(PARSE_ARGV 2 X "POCL_ONLY" "EXIT" "MATCH;ENV;ARGS")
+  string(TOLOWER "${LAB_TEST_PLATFORM}" platform)
+  if(X_POCL_ONLY AND NOT platform MATCHES "pocl")
+    return()
+  endif()
   if(NOT DEFINED X_EXIT)
     set(X_EXIT 1)
   endif()
-  _lab_expect(${lab}.${name} lab ${X_EXIT} "${X_MATCH}" "" $<TARGET_FILE:${lab}> ${X_ARGS})
+  _lab_expect(${lab}.${name} lab ${X_EXIT} "${X_MATCH}" "${X_ENV}" $<TARGET_FILE:${lab}>
+              ${X_ARGS})
 endfunction()
 
 # lab_grading(LAB NAME KERNEL_FILE PASSED bool WRONG n OUT_OF_BOUNDS n ARGS args...): [lab]

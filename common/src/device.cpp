@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <initializer_list>
 #include <ostream>
 
 namespace lab {
@@ -255,6 +256,43 @@ std::string short_device_name(const std::string& name) {
   const auto amd = name.find("-AMD");
   const auto cut = std::min(pos, amd);
   return trim_info(cut == std::string::npos ? name : name.substr(0, cut));
+}
+
+SimdUnit cpu_simd_unit(const std::string& device_name, int preferred_float_width) {
+  std::string name = device_name;
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const auto names_any = [&name](std::initializer_list<const char*> cpus) {
+    return std::any_of(cpus.begin(), cpus.end(),
+                       [&name](const char* cpu) { return name.find(cpu) != std::string::npos; });
+  };
+  // LLVM's x86 CPU names by the widest vector ISA they have; the AVX-512 list comes first
+  // because "skylake" is also a prefix of "skylake-avx512".
+  if (names_any({"avx512", "x86-64-v4", "knl", "knm", "cannonlake", "icelake", "tigerlake",
+                 "cascadelake", "cooperlake", "sapphirerapids", "emeraldrapids", "graniterapids",
+                 "diamondrapids", "rocketlake", "znver4", "znver5"})) {
+    return {16, 32, "AVX-512"};
+  }
+  if (names_any({"haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake",
+                 "arrowlake", "lunarlake", "pantherlake", "gracemont", "sierraforest", "grandridge",
+                 "clearwaterforest", "znver1", "znver2", "znver3", "x86-64-v3", "bdver4"})) {
+    return {8, 16, "AVX2"};
+  }
+  if (names_any({"sandybridge", "ivybridge", "bdver1", "bdver2", "bdver3", "btver2"})) {
+    return {8, 16, "AVX"};
+  }
+  if (names_any({"nehalem", "westmere", "silvermont", "goldmont", "tremont", "core2", "penryn",
+                 "btver1", "x86-64"})) {
+    return {4, 16, "SSE"};
+  }
+  const int width = std::clamp(preferred_float_width, 1, 16);
+  return {width >= 16 ? 16 : (width >= 8 ? 8 : 4), width >= 16 ? 32 : 16,
+          "preferred float width " + std::to_string(preferred_float_width)};
+}
+
+SimdUnit cpu_simd_unit(const cl::Device& device) {
+  return cpu_simd_unit(device.getInfo<CL_DEVICE_NAME>(),
+                       static_cast<int>(device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>()));
 }
 
 std::string trim_info(std::string text) {

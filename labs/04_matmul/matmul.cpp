@@ -270,14 +270,18 @@ Tuning default_tuning(const cl::Device& device) {
                    {"EDGES", 1}});
   }
   // CPU (PoCL): no local staging; groups of 16 work-items stacked along i share a panel of B
-  // through the cache, each computing 8×(2 SIMD vectors) elements in registers; slices of K 64
-  // wide are finished by the whole group before the next (cache blocking).
-  const int width = static_cast<int>(device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>());
-  const int vwn = width >= 16 ? 16 : (width >= 8 ? 8 : 4);
-  return t.with({{"TSM", 128},
+  // through the cache, each computing WPTM rows × 2 SIMD vectors of C in registers; slices of K
+  // 64 wide are finished by the whole group before the next (cache blocking). The accumulators
+  // take half the vector registers, leaving room for B's vectors and A's broadcasts: 8 × 2 of
+  // AVX-512's 32 zmm, 4 × 2 of AVX2's 16 ymm. 8 × 2 on AVX2 spills: at N = 1024 under
+  // POCL_KERNELLIB_NAME=avx2 it ran at 50-75 GFLOP/s against 100-118 for 4 × 2.
+  const lab::SimdUnit simd = lab::cpu_simd_unit(device);
+  const int vwn = simd.float_lanes;
+  const int wptm = simd.registers >= 32 ? 8 : 4;
+  return t.with({{"TSM", 16 * wptm},
                  {"TSN", 2 * vwn},
                  {"TSK", 64},
-                 {"WPTM", 8},
+                 {"WPTM", wptm},
                  {"WPTN", 2 * vwn},
                  {"VWN", vwn},
                  {"STAGE", 0},
@@ -296,9 +300,10 @@ Peak estimate_fp32_peak(const cl::Device& device) {
     lanes = vendor.find("NVIDIA") != std::string::npos ? 128 : 64;
     why = "lanes per compute unit assumed";
   } else {
-    // A CPU core: two FMA units of the preferred float vector width.
-    lanes = 2.0 * device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>();
-    why = "2 FMA units x preferred float width";
+    // A CPU core: two FMA units as wide as the vector registers PoCL compiles for.
+    const lab::SimdUnit simd = lab::cpu_simd_unit(device);
+    lanes = 2.0 * simd.float_lanes;
+    why = "2 FMA units x " + std::to_string(simd.float_lanes) + " floats, " + simd.isa;
   }
   Peak peak;
   peak.gflops = units * mhz / 1000.0 * lanes * 2.0;

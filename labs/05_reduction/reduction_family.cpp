@@ -178,11 +178,10 @@ lab::Tuning default_tuning(const cl::Device& device) {
   }
   // A CPU: PoCL runs a group's work-items one after another on one core, so multi wants one
   // long work-item per core, adding vectors as wide as the SIMD unit.
-  const std::int64_t width = device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>();
   return lab::Tuning().with({{"LOCAL", 256},
                              {"MULTI_LOCAL", 1},
                              {"GROUPS", units},
-                             {"VW", std::clamp<std::int64_t>(width, 1, 16)}});
+                             {"VW", lab::cpu_simd_unit(device).float_lanes}});
 }
 
 std::string powers_of_two(std::uint64_t limit) {

@@ -201,3 +201,32 @@ TEST(FormatBytes, WholeUnitsAndTwoDecimals) {
   EXPECT_EQ(lab::format_bytes(4202496), "4.01 MiB");
   EXPECT_EQ(lab::format_bytes(1099511627776.0 * 4), "4 TiB");
 }
+
+// The SIMD unit follows the CPU PoCL generates code for (its device name) over the host's
+// preferred width: an AVX2 kernel library on an AVX-512 host still has 16 ymm registers.
+TEST(SimdUnit, NamedCpuWinsOverThePreferredWidth) {
+  const lab::SimdUnit avx2 = lab::cpu_simd_unit("pthread-haswell-Intel(R) Xeon(R) Processor", 16);
+  EXPECT_EQ(avx2.float_lanes, 8);
+  EXPECT_EQ(avx2.registers, 16);
+  EXPECT_EQ(avx2.isa, "AVX2");
+  const lab::SimdUnit avx512 = lab::cpu_simd_unit("pthread-skylake-avx512-Intel(R) Xeon(R)", 16);
+  EXPECT_EQ(avx512.float_lanes, 16);
+  EXPECT_EQ(avx512.registers, 32);
+  EXPECT_EQ(lab::cpu_simd_unit("pthread-znver3-AMD EPYC 7763 64-Core Processor", 8).isa, "AVX2");
+  EXPECT_EQ(lab::cpu_simd_unit("pthread-znver4-AMD EPYC 9654", 16).isa, "AVX-512");
+  EXPECT_EQ(lab::cpu_simd_unit("pthread-sandybridge", 8).isa, "AVX");
+  EXPECT_EQ(lab::cpu_simd_unit("pthread-x86-64", 4).float_lanes, 4);
+}
+
+TEST(SimdUnit, UnknownNamesFallBackToThePreferredWidth) {
+  EXPECT_EQ(lab::cpu_simd_unit("cpu-someone-new", 16).float_lanes, 16);
+  EXPECT_EQ(lab::cpu_simd_unit("cpu-someone-new", 16).registers, 32);
+  EXPECT_EQ(lab::cpu_simd_unit("cpu-someone-new", 8).float_lanes, 8);
+  EXPECT_EQ(lab::cpu_simd_unit("cpu-someone-new", 1).float_lanes, 4);
+  EXPECT_EQ(lab::cpu_simd_unit("cpu-someone-new", 1).isa, "preferred float width 1");
+  // The live device agrees with its own name.
+  std::ostringstream out;
+  const lab::Env env = lab::open_device(suite_options(), out);
+  const lab::SimdUnit unit = lab::cpu_simd_unit(env.device);
+  EXPECT_TRUE(unit.float_lanes == 4 || unit.float_lanes == 8 || unit.float_lanes == 16);
+}

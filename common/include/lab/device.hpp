@@ -64,6 +64,21 @@ std::size_t summarize_oclgrind_log(std::ostream& out);
 // device name shortened for table columns.
 std::string short_device_name(const std::string& name);
 
+// The SIMD unit a CPU device's kernels are compiled for: floats per vector register and how many
+// vector registers there are (what a register-tiled kernel may fill with accumulators).
+struct SimdUnit {
+  int float_lanes = 4;
+  int registers = 16;
+  std::string isa;  // "AVX-512", "AVX2", "AVX", "SSE" or "preferred float width N"
+};
+
+// PoCL names a CPU device after the LLVM CPU it generates code for ("pthread-haswell",
+// "pthread-skylake-avx512", "pthread-znver3"), so a known name decides. Otherwise the preferred
+// float vector width does; it describes the host, which can have wider registers than the code
+// PoCL generates (POCL_KERNELLIB_NAME=avx2 on an AVX-512 machine).
+SimdUnit cpu_simd_unit(const cl::Device& device);
+SimdUnit cpu_simd_unit(const std::string& device_name, int preferred_float_width);
+
 // An info string without the padding some drivers add: surrounding blanks and trailing NULs
 // ("OpenCL C 1.2 " -> "OpenCL C 1.2").
 std::string trim_info(std::string text);
