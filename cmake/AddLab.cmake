@@ -353,3 +353,24 @@ function(lab_oclgrind lab name)
     set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT_MODIFICATION "LAB_PLATFORM=set:oclgrind")
   endif()
 endfunction()
+
+# lab_trace_test(LAB NAME [MIN_TRACKS n] [NAMES a|b] ARGS args...): [lab] LAB.trace.NAME runs the
+# lab with --trace into the build folder and parses the timeline back (tests/trace.cmake).
+function(lab_trace_test lab name)
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 2 X "" "MIN_TRACKS;NAMES" "ARGS")
+  set(defs -DTRACE=${CMAKE_BINARY_DIR}/tests/traces/${lab}.${name}.json)
+  if(DEFINED X_MIN_TRACKS)
+    list(APPEND defs -DMIN_TRACKS=${X_MIN_TRACKS})
+  endif()
+  if(DEFINED X_NAMES)
+    list(APPEND defs "-DNAMES=${X_NAMES}")
+  endif()
+  file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/tests/traces)
+  add_test(NAME ${lab}.trace.${name}
+    COMMAND ${CMAKE_COMMAND} ${defs} -P ${PROJECT_SOURCE_DIR}/tests/trace.cmake --
+            $<TARGET_FILE:${lab}> ${X_ARGS})
+  lab_set_test_properties(${lab}.trace.${name} lab)
+endfunction()

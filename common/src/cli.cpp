@@ -4,6 +4,7 @@
 #include "lab/device.hpp"
 #include "lab/error.hpp"
 #include "lab/program.hpp"
+#include "lab/trace.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -208,6 +209,9 @@ Cli::Cli(std::string name, const std::string& description, int argc, char** argv
              "Load the lab's main kernel from this file instead");
     add_text("--build-options", options_.build_options,
              "Extra OpenCL compiler options, e.g. \"-cl-fast-relaxed-math\"");
+    add_text("--trace", options_.trace,
+             "Write a timeline of the commands run (Chrome trace JSON) to this file: open it in "
+             "https://ui.perfetto.dev");
     add_flag("-v,--verbose", options_.verbose,
              "Show build options, kernel lookup and each launch's event stages");
   }
@@ -278,6 +282,7 @@ void Cli::parse() {
     throw Error(kExitPassed, "");
   }
   check_kernel_dir(options_);
+  if (!options_.trace.empty()) start_trace(options_.trace);
 }
 
 OutputFormat Cli::format() const {

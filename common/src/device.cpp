@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "lab/error.hpp"
+#include "lab/trace.hpp"
 
 #include <unistd.h>
 
@@ -244,6 +245,8 @@ Env open_device(const Options& options, std::ostream& out) {
   capture_oclgrind_log(env);
   env.context = cl::Context(env.device);
   env.queue = cl::CommandQueue(env.context, env.device, CL_QUEUE_PROFILING_ENABLE);
+  set_trace_device(short_device_name(env.device_name()));
+  if (Trace* trace = active_trace()) trace->name_queue(env.queue, "queue (in-order)");
   out << "Device: " << env.device_name() << " ["
       << device_type_name(env.device.getInfo<CL_DEVICE_TYPE>()) << "] on " << env.platform_name()
       << ", " << env.opencl_c_version() << "\n";

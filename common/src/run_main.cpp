@@ -95,7 +95,7 @@ int run_main(int argc, char** argv, const std::string& name, const std::string& 
                  "wrong\n";
     return static_cast<int>(kExitFailed);
   };
-  const auto run = [&]() -> int {
+  const auto run_body = [&]() -> int {
     try {
       return body(cli);
     } catch (const Error& error) {
@@ -113,6 +113,11 @@ int run_main(int argc, char** argv, const std::string& name, const std::string& 
       std::cerr << name << ": error: " << error.what() << "\n";
       return kExitRuntime;
     }
+  };
+  const auto run = [&]() -> int {
+    const int code = run_body();
+    finish_trace(name);  // the trace shows what ran, also when the lab failed
+    return code;
   };
   const auto whole = [&] { return oclgrind_verdict(run()); };
   const std::string kernel = kind == LabKind::runs_kernels ? student_kernel(argc, argv) : "";

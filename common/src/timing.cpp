@@ -1,6 +1,8 @@
 // timing.cpp: event durations and simple statistics.
 #include "lab/timing.hpp"
 
+#include "lab/trace.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -75,6 +77,7 @@ Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& lau
   Timing timing = repeat(warmup, reps, [&](bool timed, int index) {
     cl::Event event = launch();
     event.wait();
+    trace_command(event, "", timed ? nlohmann::json::object() : nlohmann::json{{"warm-up", true}});
     const EventTimes times = event_times(event);
     if (timed && trace != nullptr) {
       char line[160];
@@ -108,6 +111,10 @@ Timing time_launch_span(const Options& options,
     const std::vector<cl::Event> events = launch();
     if (events.empty()) throw std::logic_error("time_launch_span: the launch enqueued nothing");
     cl::Event::waitForEvents(events);
+    for (const cl::Event& event : events) {
+      trace_command(event, "",
+                    timed ? nlohmann::json::object() : nlohmann::json{{"warm-up", true}});
+    }
     const EventTimes first = event_times(events.front());
     const auto end = events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>();
     const auto start = events.front().getProfilingInfo<CL_PROFILING_COMMAND_START>();

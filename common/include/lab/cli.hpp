@@ -25,6 +25,7 @@ struct Options {
   std::string kernel_dir;     // --kernel-dir (LAB_KERNEL_DIR)
   std::string kernel_file;    // --kernel-file: replaces the lab's main kernel file
   std::string build_options;  // --build-options: appended to the program's build options
+  std::string trace;          // --trace FILE: the commands' timeline for Perfetto (trace.hpp)
 };
 
 enum class OutputFormat { human, json, csv, summary };

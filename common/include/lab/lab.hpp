@@ -12,6 +12,7 @@
 #include "lab/report.hpp"
 #include "lab/shape.hpp"
 #include "lab/timing.hpp"
+#include "lab/trace.hpp"
 #include "lab/tuner.hpp"
 #include "lab/variants.hpp"
 #include "lab/verify.hpp"
