@@ -3,6 +3,7 @@
 
 #include "lab/error.hpp"
 #include "lab/sha256.hpp"
+#include "lab/trace.hpp"
 
 #include <unistd.h>
 
@@ -370,6 +371,7 @@ Program build_program(const Env& env, const Options& options, const std::string&
 }
 
 cl::Kernel make_kernel(const Program& program, const KernelSignature& signature) {
+  if (Trace* trace = active_trace()) trace->set_label(signature.name);
   cl::Kernel kernel;
   try {
     kernel = cl::Kernel(program.program, signature.name.c_str());

@@ -111,9 +111,16 @@ Timing time_launch_span(const Options& options,
     const std::vector<cl::Event> events = launch();
     if (events.empty()) throw std::logic_error("time_launch_span: the launch enqueued nothing");
     cl::Event::waitForEvents(events);
-    for (const cl::Event& event : events) {
-      trace_command(event, "",
-                    timed ? nlohmann::json::object() : nlohmann::json{{"warm-up", true}});
+    if (active_trace() != nullptr) {
+      // The last kernel made names a span's kernel only when the span holds one kernel.
+      const auto type = [](const cl::Event& e) { return e.getInfo<CL_EVENT_COMMAND_TYPE>(); };
+      const auto kernels = std::count_if(events.begin(), events.end(), [&](const cl::Event& e) {
+        return type(e) == CL_COMMAND_NDRANGE_KERNEL;
+      });
+      for (const cl::Event& event : events) {
+        trace_command(event, kernels == 1 ? "" : command_type_name(type(event)),
+                      timed ? nlohmann::json::object() : nlohmann::json{{"warm-up", true}});
+      }
     }
     const EventTimes first = event_times(events.front());
     const auto end = events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>();

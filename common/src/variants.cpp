@@ -2,7 +2,6 @@
 #include "lab/variants.hpp"
 
 #include "lab/error.hpp"
-#include "lab/trace.hpp"
 
 #include <numeric>
 #include <stdexcept>
@@ -270,7 +269,6 @@ std::string limit_advice(const std::vector<Tunable>& tunables,
 
 PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
                               const KernelPlan& plan) {
-  if (Trace* trace = active_trace()) trace->set_label(plan.signature.name);
   const auto& local = plan.range.local;
   if (!local.empty()) {
     // Before building: a work-group above the device's maximum can never run.
