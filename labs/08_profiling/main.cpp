@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
         // 1. Options
         profiling::Settings s;
         cli.add_size("-n,--size", s.n, "Elements of a, b and c (default 2^22)");
-        cli.add_size("--local", s.local, "Work-group size (default 256; 0: the runtime chooses)", 0);
+        cli.add_size("--local", s.local, "Work-group size (default 256; 0: the runtime chooses)",
+                     0);
         cli.add_flag("--blocking", s.blocking,
                      "Blocking writes and read: the host waits inside each enqueue call");
         cli.parse();

@@ -146,8 +146,7 @@ void print_last_run(const Run& run, std::ostream& out) {
   out << line;
   for (std::size_t c = 0; c < kCommands; ++c) {
     const Stamps& s = run.stamps[c];
-    std::snprintf(line, sizeof line,
-                  "  %-18s %10.1f %10.1f %10.1f %10.1f | %14.1f %14.1f %12.1f\n",
+    std::snprintf(line, sizeof line, "  %-18s %10.1f %10.1f %10.1f %10.1f | %14.1f %14.1f %12.1f\n",
                   command_names()[c], us(origin, s.queued), us(origin, s.submit),
                   us(origin, s.start), us(origin, s.end), us(s.queued, s.submit),
                   us(s.submit, s.start), us(s.start, s.end));

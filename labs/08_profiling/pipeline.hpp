@@ -43,8 +43,7 @@ struct Run {
 // pipeline per run().
 class Pipeline {
  public:
-  Pipeline(lab::Env& env, const lab::Options& options, const Settings& settings,
-           std::ostream& out);
+  Pipeline(lab::Env& env, const lab::Options& options, const Settings& settings, std::ostream& out);
   // Write a, write b, the kernel, read c, clFinish; checks c. `timed` false marks a warm-up in
   // the trace.
   Run run(const Inputs& in, bool timed);

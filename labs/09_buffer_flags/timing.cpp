@@ -1,0 +1,196 @@
+// timing.cpp: buffer_flags' timed matmul, one run per buffer mode of A and B with C fixed.
+#include "flags.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <ostream>
+#include <sstream>
+
+namespace flags {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// A buffer made the way `mode` says, from `host` (count ints) where the mode takes a host array.
+cl::Buffer make_buffer(const lab::Env& env, Mode mode, cl_mem_flags access, std::size_t bytes,
+                       cl_int* host) {
+  switch (mode) {
+    case Mode::copy:
+      return cl::Buffer(env.context, access | CL_MEM_COPY_HOST_PTR, bytes, host);
+    case Mode::use:
+      return cl::Buffer(env.context, access | CL_MEM_USE_HOST_PTR, bytes, host);
+    case Mode::alloc:
+      return cl::Buffer(env.context, access | CL_MEM_ALLOC_HOST_PTR, bytes);
+    case Mode::write:
+    case Mode::map:
+      break;
+  }
+  return cl::Buffer(env.context, access, bytes);
+}
+
+// Puts `host` into a buffer made by make_buffer, where the mode needs a step for that.
+void upload(const lab::Env& env, Mode mode, const cl::Buffer& buffer, const cl_int* host,
+            std::size_t count) {
+  if (mode == Mode::write) {
+    lab::trace_command([&] {
+      cl::Event event;
+      env.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, count * sizeof(cl_int), host, nullptr,
+                                   &event);
+      return event;
+    }());
+  } else if (mode == Mode::alloc || mode == Mode::map) {
+    const lab::Mapping<cl_int> view(env.queue, buffer, CL_MAP_WRITE_INVALIDATE_REGION, count);
+    std::copy(host, host + count, view.data());
+  }  // copy: done at creation; use: the buffer is the host array
+}
+
+struct Stages {
+  std::vector<double> create, upload, kernel, download, total;
+};
+
+}  // namespace
+
+std::vector<lab::Result> time_modes(lab::Env& env, const lab::Options& options,
+                                    const Settings& settings, std::ostream& out, std::ostream& err,
+                                    nlohmann::json& details) {
+  // 3. Host data and reference: small integers, so C is exact
+  const std::uint64_t n = settings.n, count = n * n;
+  const std::size_t bytes = count * sizeof(cl_int);
+  auto a = lab::random_vector<cl_int>(count, lab::derive_seed(options.seed, 20), -8, 8);
+  auto b = lab::random_vector<cl_int>(count, lab::derive_seed(options.seed, 21), -8, 8);
+  std::vector<cl_int> reference(count, 0);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const cl_int aik = a[i * n + k];
+      for (std::uint64_t j = 0; j < n; ++j) reference[i * n + j] += aik * b[k * n + j];
+    }
+  }
+
+  // 5. Program and kernel: matmul's naive kernel on int, in 16x16 groups
+  const lab::Program program = lab::build_program(env, options, "matmul_naive.cl",
+                                                  {{"REAL", "int", ""}}, out, /*main_file=*/false);
+  cl::KernelFunctor<cl_int, cl_int, cl_int, cl::Buffer, cl::Buffer, cl::Buffer> matmul(
+      lab::make_kernel(program, {"matmul_naive",
+                                 {{"", "int", "M"},
+                                  {"", "int", "N"},
+                                  {"", "int", "K"},
+                                  {"global", "int*", "A"},
+                                  {"global", "int*", "B"},
+                                  {"global", "int*", "C"}}}));
+  const std::uint64_t side = lab::round_up(n, 16);
+  const cl::EnqueueArgs args(env.queue, cl::NDRange(side, side), cl::NDRange(16, 16));
+  const Mode c_mode = parse_mode(settings.c_mode);
+
+  out << "\ntiming: C = A*B (int, N = " << n << ", the naive kernel), C made with "
+      << flag_name(c_mode) << "; per run, on the host clock: create the three buffers, upload A "
+      << "and B, the kernel (its event), download C (a read or a map), and the total\n";
+  char line[200];
+  std::snprintf(line, sizeof line, "  %-34s %10s %10s %10s %10s %10s\n", "A and B", "create",
+                "upload", "kernel", "download", "total");
+  out << line;
+
+  std::vector<lab::Result> rows;
+  double best = 0;
+  std::string fastest;
+  bool reported = false;
+  for (const std::string& name : settings.modes) {
+    const auto [a_mode, b_mode] = parse_pair(name);
+    Stages st;
+    std::size_t wrong = 0;
+    std::vector<lab::Mismatch> first;
+    for (int run = 0; run < options.warmup + options.reps; ++run) {
+      lab::HostVector<cl_int> c(count, 0x5A5A5A5A);
+      lab::HostVector<cl_int> a_host(a.begin(), a.end()), b_host(b.begin(), b.end());
+      std::vector<cl_int> result;
+      const auto start = Clock::now();
+      // 4. Buffers
+      cl::Buffer a_buf = make_buffer(env, a_mode, CL_MEM_READ_ONLY, bytes, a_host.data());
+      cl::Buffer b_buf = make_buffer(env, b_mode, CL_MEM_READ_ONLY, bytes, b_host.data());
+      cl::Buffer c_buf = make_buffer(env, c_mode, CL_MEM_WRITE_ONLY, bytes, c.data());
+      const double create = since(start);
+      auto step = Clock::now();
+      upload(env, a_mode, a_buf, a_host.data(), count);
+      upload(env, b_mode, b_buf, b_host.data(), count);
+      const double uploaded = since(step);
+      // 6. Run
+      cl::Event event = matmul(args, cl_int(n), cl_int(n), cl_int(n), a_buf, b_buf, c_buf);
+      event.wait();
+      lab::trace_command(
+          event, "matmul_naive",
+          run < options.warmup ? nlohmann::json{{"warm-up", true}} : nlohmann::json::object());
+      step = Clock::now();
+      // Download: a read into a host array, or a map that hands one back.
+      std::optional<lab::Mapping<cl_int>> view;
+      const cl_int* got = nullptr;
+      if (c_mode == Mode::write || c_mode == Mode::copy) {
+        result.resize(count);
+        env.queue.enqueueReadBuffer(c_buf, CL_TRUE, 0, bytes, result.data());
+        got = result.data();
+      } else {
+        view.emplace(env.queue, c_buf, CL_MAP_READ, count);
+        got = view->data();
+      }
+      const double downloaded = since(step);
+      const double total = since(start);
+      // 7. Verify every run
+      std::ostringstream quiet;
+      const lab::CheckResult check =
+          lab::compare(got, reference.data(), count, lab::Tolerance::exact(),
+                       reported ? quiet : err, "C (A and B " + name + ")");
+      reported = reported || !check.passed();
+      if (run < options.warmup) continue;
+      wrong += check.mismatches;
+      if (first.empty()) first = check.first;
+      const auto stages = lab::event_times(event);
+      st.create.push_back(create);
+      st.upload.push_back(uploaded);
+      st.kernel.push_back(std::chrono::duration<double>(stages.start_to_end).count());
+      st.download.push_back(downloaded);
+      st.total.push_back(total);
+    }
+    const auto median = [](const std::vector<double>& v) { return lab::summarize(v).median; };
+    const std::string label = a_mode == b_mode ? name + " (" + flag_name(a_mode) + ")" : name;
+    std::snprintf(line, sizeof line, "  %-34s %10s %10s %10s %10s %10s\n", label.c_str(),
+                  lab::format_seconds(median(st.create)).c_str(),
+                  lab::format_seconds(median(st.upload)).c_str(),
+                  lab::format_seconds(median(st.kernel)).c_str(),
+                  lab::format_seconds(median(st.download)).c_str(),
+                  lab::format_seconds(median(st.total)).c_str());
+    out << line;
+    details[name] = {
+        {"create_median_s", median(st.create)}, {"upload_median_s", median(st.upload)},
+        {"kernel_median_s", median(st.kernel)}, {"download_median_s", median(st.download)},
+        {"total_median_s", median(st.total)},   {"c_mode", settings.c_mode}};
+
+    lab::Result row;
+    row.variant = "timing A,B=" + name + " C=" + settings.c_mode;
+    row.size = "N=" + std::to_string(n);
+    row.time = lab::summarize(st.total);
+    row.clock = "host";
+    row.warmup = options.warmup;
+    row.rate = lab::gigaflops(2.0 * double(n) * double(n) * double(n), row.time->median);
+    row.unit = "GOP/s";
+    row.checked = count * st.total.size();
+    row.wrong = wrong;
+    row.mismatches = first;
+    row.passed = wrong == 0;
+    if (best == 0 || row.time->median < best) {
+      best = row.time->median;
+      fastest = name;
+    }
+    rows.push_back(row);
+  }
+  out << "Fastest end to end on this device: A and B as " << fastest << " ("
+      << lab::format_seconds(best) << " a run, creation to C on the host).\n\n";
+  details["fastest"] = fastest;
+  return rows;
+}
+
+}  // namespace flags
