@@ -1,12 +1,14 @@
-// parts.cpp: the seven demos of the events lab. Each runs its commands, waits only for what
-// cannot be held back (so no wait can last for ever), reads the four profiling timestamps of
-// every command and checks each ordering it claims, and checks every element of every result.
+// parts.cpp: the seven demos of the events lab. Each runs its commands (every user event opens
+// from a timer thread, so no wait can last for ever), reads the four profiling timestamps of
+// every command, checks each ordering it claims, and checks every element of every result.
 #include "events.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
+#include <cstdio>
 #include <list>
 #include <memory>
 #include <mutex>
