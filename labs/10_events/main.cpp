@@ -1,0 +1,146 @@
+// events: synchronisation between OpenCL commands with events (wait lists, in-order and
+// out-of-order queues, markers and barriers, callbacks, user events, two queues, sub-devices),
+// every ordering checked from the commands' profiling timestamps.
+#include "events.hpp"
+
+#include "lab/lab.hpp"
+
+#include <iostream>
+
+namespace {
+
+// --wait-on "k1,k2", "k1", "k2" or "none": the events kernel 3 of wait_list waits for.
+void parse_wait_on(const std::string& text, events::Setup& setup) {
+  setup.wait_k1 = setup.wait_k2 = false;
+  if (text == "none") return;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string name = text.substr(at, comma - at);
+    bool& flag = name == "k1" ? setup.wait_k1 : setup.wait_k2;
+    if ((name != "k1" && name != "k2") || flag) {
+      throw lab::UsageError("--wait-on: '" + text +
+                            "' is not a list of k1 and k2: write k1,k2 (the default), k1, k2 or "
+                            "none for the events kernel 3 waits on");
+    }
+    flag = true;
+    at = comma + 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return lab::run_main(
+      argc, argv, "events", "Events: ordering OpenCL commands, checked from their timestamps",
+      [](lab::Cli& cli) {
+        // 1. Options
+        events::Setup setup;
+        std::uint64_t n = 1 << 16, work = 200, hold = 30;
+        std::string part = "all", wait_on = "k1,k2";
+        std::vector<std::string> parts = events::part_names();
+        parts.push_back("all");
+        cli.add_choice(
+            "--part", part,
+            "Which demo: " +
+                [&] {
+                  std::string list;
+                  for (const auto& p : parts) list += (list.empty() ? "" : "|") + p;
+                  return list;
+                }() +
+                " (default all)",
+            parts);
+        cli.add_text("--wait-on", wait_on,
+                     "Events kernel 3 of wait_list waits on: k1,k2 (default), k1, k2 or none");
+        cli.add_size("-n,--size", n, "Elements per kernel (default 2^16)");
+        cli.add_count("--work", work,
+                      "Steps per element of the busy kernel: its run time "
+                      "(default 200)",
+                      1, 1000000);
+        cli.add_count("--hold", hold, "Milliseconds the host keeps a user event unset (default 30)",
+                      1, 10000);
+        cli.parse();
+        parse_wait_on(wait_on, setup);
+        const auto& opt = cli.options();
+        setup.options = &opt;
+        setup.n = n;
+        setup.work = static_cast<cl_uint>(work);
+        setup.hold_ms = static_cast<int>(hold);
+        setup.out = &cli.out();
+        setup.err = &std::cerr;
+
+        // 2. Device: its context and in-order queue; the parts make the other queues
+        lab::Env env = lab::open_device(opt, cli.out());
+        setup.env = &env;
+        lab::check_memory(env, n * sizeof(cl_uint), 8, 8, "-n");
+
+        // 3. Host data: one random input; each part computes its references with
+        //    events::busy_reference and combine_reference, the kernels' arithmetic on the host
+        setup.input = lab::random_vector<cl_uint>(n, lab::derive_seed(opt.seed, 0), 0u, ~0u);
+
+        // 4. Buffers: each part makes its own, outputs filled with 0xdeadbeef until written
+
+        // 5. Program + kernels, checked against the arguments the host passes; the sub-devices
+        //    part builds them again for its own context
+        setup.build = [&](const lab::Env& on) {
+          const lab::Program busy = lab::build_program(on, opt, "events_busy.cl", {}, cli.out());
+          const lab::Program combine =
+              lab::build_program(on, opt, "events_combine.cl", {}, cli.out(), false);
+          events::Kernels kernels{lab::make_kernel(busy, {"events_busy",
+                                                          {{"", "ulong", "n"},
+                                                           {"", "uint", "work"},
+                                                           {"", "uint", "salt"},
+                                                           {"global", "uint*", "in"},
+                                                           {"global", "uint*", "out"}}}),
+                                  lab::make_kernel(combine, {"events_combine",
+                                                             {{"", "ulong", "n"},
+                                                              {"global", "uint*", "a"},
+                                                              {"global", "uint*", "b"},
+                                                              {"global", "uint*", "c"}}})};
+          // Warm-up: PoCL compiles a kernel for its device on the first launch, which would
+          // otherwise sit inside the first round's timestamps.
+          cl::Buffer scratch(on.context, CL_MEM_READ_WRITE, n * sizeof(cl_uint));
+          for (int w = 0; w < opt.warmup; ++w) {
+            kernels.busy.setArg(0, static_cast<cl_ulong>(n));
+            kernels.busy.setArg(1, static_cast<cl_uint>(1));
+            kernels.busy.setArg(2, static_cast<cl_uint>(0));
+            kernels.busy.setArg(3, scratch);
+            kernels.busy.setArg(4, scratch);
+            kernels.combine.setArg(0, static_cast<cl_ulong>(n));
+            for (cl_uint arg = 1; arg < 4; ++arg) kernels.combine.setArg(arg, scratch);
+            for (const cl::Kernel* kernel : {&kernels.busy, &kernels.combine}) {
+              cl::Event event;
+              on.queue.enqueueNDRangeKernel(*kernel, cl::NullRange, cl::NDRange(n), cl::NullRange,
+                                            nullptr, &event);
+              event.wait();
+              lab::trace_command(event, "", {{"warm-up", true}});
+            }
+          }
+          return kernels;
+        };
+        if (lab::Trace* trace = lab::active_trace()) trace->name_queue(env.queue, "in-order queue");
+        setup.kernels = setup.build(env);
+
+        // 6-7. Run and verify: each part checks its orderings in every round and every element
+        //      of every result, and prints why when one is broken
+        std::vector<events::PartResult> rows;
+        for (const auto& name : events::part_names()) {
+          if (part != "all" && part != name) continue;
+          events::PartResult row = events::run_part(name, setup);
+          if (row.status == events::Status::skipped && part != "all") {
+            throw lab::SkipError(name + " cannot run on " + env.device_name() + ": " + row.reason);
+          }
+          for (const auto& failure : row.failures) {
+            std::cerr << "events: " << name << ": " << failure << "\n";
+          }
+          rows.push_back(std::move(row));
+        }
+
+        // 8. Report: one row per part; exit 1 when any check failed
+        events::print_report(rows, setup, cli.format(), std::cout);
+        const bool failed = std::any_of(rows.begin(), rows.end(), [](const auto& r) {
+          return r.status == events::Status::failed;
+        });
+        return failed ? lab::kExitFailed : lab::kExitPassed;
+      });
+}
