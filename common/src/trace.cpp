@@ -98,8 +98,20 @@ void Trace::add(const cl::Event& event, const std::string& name, nlohmann::json 
 }
 
 nlohmann::json Trace::json(const std::string& lab, const std::string& device) const {
+  // A command without timestamps (NVIDIA stamps markers and barriers with 0) has no place on the
+  // timeline; otherData lists it.
+  const auto timed = [](const TracedCommand& c) {
+    return c.queued != 0 && c.start != 0 && c.end != 0;
+  };
   cl_ulong origin = std::numeric_limits<cl_ulong>::max();
-  for (const auto& c : commands_) origin = std::min({origin, c.queued, c.submit, c.start});
+  nlohmann::json untimed = nlohmann::json::array();
+  for (const auto& c : commands_) {
+    if (timed(c)) {
+      origin = std::min({origin, c.queued, c.submit, c.start});
+    } else {
+      untimed.push_back(c.name);
+    }
+  }
   const auto us = [origin](cl_ulong t) { return t >= origin ? double(t - origin) / 1e3 : 0.0; };
   const auto stage = [](cl_ulong from, cl_ulong to) {
     return to >= from ? double(to - from) / 1e3 : 0.0;
@@ -113,7 +125,7 @@ nlohmann::json Trace::json(const std::string& lab, const std::string& device) co
   // Tracks in order of first use, so the first queue is on top.
   std::vector<std::string> tracks;
   for (const auto& c : commands_) {
-    if (std::find(tracks.begin(), tracks.end(), c.track) == tracks.end()) {
+    if (timed(c) && std::find(tracks.begin(), tracks.end(), c.track) == tracks.end()) {
       tracks.push_back(c.track);
     }
   }
@@ -130,6 +142,7 @@ nlohmann::json Trace::json(const std::string& lab, const std::string& device) co
                       {"args", {{"sort_index", i}}}});
   }
   for (const auto& c : commands_) {
+    if (!timed(c)) continue;
     const auto tid = std::find(tracks.begin(), tracks.end(), c.track) - tracks.begin() + 1;
     nlohmann::json args = c.args;
     args["command"] = c.type;
@@ -157,7 +170,8 @@ nlohmann::json Trace::json(const std::string& lab, const std::string& device) co
             {"clock",
              "the device's profiling clock; ts in microseconds from the first command "
              "queued"},
-            {"commands", commands_.size()},
+            {"commands", commands_.size() - untimed.size()},
+            {"commands_without_timestamps", untimed},
             {"tracks", tracks.size()},
             {"host_elapsed_us", host_us}}}};
 }

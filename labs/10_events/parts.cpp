@@ -413,7 +413,7 @@ void out_of_order(Setup& setup, PartResult& result) {
 
 // 3. A barrier and a marker on an out-of-order queue.
 void marker_barrier(Setup& setup, PartResult& result) {
-  result.checked = "kC START >= kA, kB END; marker END >= kD END";
+  result.checked = "kC START >= kA, kB END; marker complete only after kD";
   const cl::CommandQueue queue = out_of_order_queue(setup);
   Bench bench(setup, setup.env->context);
   const auto& a_want = bench.reference(kSaltK1);
@@ -441,6 +441,15 @@ void marker_barrier(Setup& setup, PartResult& result) {
                                   " while kernel B, enqueued before the barrier, was still held "
                                   "back: commands after a barrier must wait for every command "
                                   "before it");
+      }
+      barrier.wait();
+      for (const auto& [name, k] : {std::pair<const char*, cl::Event>{"A", ka}, {"B", kb}}) {
+        const cl_int status = k.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+        if (status != CL_COMPLETE) {
+          result.failures.push_back(std::string("the barrier completed while kernel ") + name +
+                                    " was " + status_name(status) +
+                                    ": a barrier completes after every command before it");
+        }
       }
       queue.finish();
     }
@@ -489,20 +498,24 @@ void marker_barrier(Setup& setup, PartResult& result) {
     check_order(result, "kernel C", sc, "kernel A", sa, barrier_rule);
     check_order(result, "kernel C", sc, "kernel B", sb, barrier_rule);
     const cl_ulong before_barrier = std::max(sa.end, sb.end);
-    if (seconds_between(before_barrier, sbar.end) < 0) {
-      result.failures.push_back(
-          "the barrier completed before the commands enqueued before it "
-          "ended: a barrier completes after all of them");
-    }
-    if (seconds_between(sd.end, sm.end) < 0) {
-      result.failures.push_back("the marker completed " +
-                                lab::format_seconds(-seconds_between(sd.end, sm.end)) +
-                                " before kernel D ended: a marker completes only after the "
-                                "commands in its wait list");
+    // The kernels' timestamps decide the barrier's check. A marker or barrier does no work, and
+    // drivers differ in what they stamp on it (NVIDIA's are not on the kernels' clock), so the
+    // marker is checked through its status above and its timestamps are only reported when they
+    // fall inside the round.
+    const auto in_round = [&](cl_ulong t) { return t >= sa.queued && t - sa.queued < 3600e9; };
+    const bool marker_stamped = in_round(sm.end) && in_round(sbar.end);
+    if (!marker_stamped && round == 0) {
+      result.notes.push_back(
+          "this driver's marker and barrier timestamps are not on the kernels' clock (a marker "
+          "END of " +
+          std::to_string(sm.end) + " ns against kernel D's " + std::to_string(sd.end) +
+          "): the lab checks them through their status instead");
     }
     barrier_gaps.push_back(seconds_between(before_barrier, sc.start));
-    marker_gaps.push_back(seconds_between(sd.end, sm.end));
-    later_starts.push_back(seconds_between(sm.end, sf.start));
+    if (marker_stamped) {
+      marker_gaps.push_back(seconds_between(sd.end, sm.end));
+      later_starts.push_back(seconds_between(sm.end, sf.start));
+    }
     bench.verify(queue, a, a_want, "kA output", result);
     bench.verify(queue, b, b_want, "kB output", result);
     bench.verify(queue, c, c_want, "kC output c", result);
@@ -519,8 +532,11 @@ void marker_barrier(Setup& setup, PartResult& result) {
   result.details["barrier_gap_s"] = barrier_gaps;
   result.details["marker_after_kD_s"] = marker_gaps;
   result.details["kF_start_from_marker_end_s"] = later_starts;
-  result.measured = "kC started " + after_or_before(median(barrier_gaps)) +
-                    " kA/kB ended; marker ended " + after_or_before(median(marker_gaps)) + " kD";
+  result.measured =
+      "kC started " + after_or_before(median(barrier_gaps)) + " kA/kB ended; " +
+      (marker_gaps.empty() ? std::string("marker complete after kD (status)")
+                           : "marker ended " + after_or_before(median(marker_gaps)) + " kD");
+  if (later_starts.empty()) return;
   const double kf = median(later_starts);
   result.notes.push_back(
       "kF, enqueued after the marker with no wait list, started " + after_or_before(kf) +
@@ -567,11 +583,12 @@ void CL_CALLBACK on_transition(cl_event event, cl_int status, void* data) {
 }
 
 void callbacks(Setup& setup, PartResult& result) {
-  result.checked = "SUBMITTED, RUNNING, COMPLETE callbacks fire in order";
+  result.checked = "SUBMITTED, RUNNING, COMPLETE callbacks all fire";
   const cl::CommandQueue& queue = in_order_queue(setup);
   Bench bench(setup, setup.env->context);
   std::vector<double> to_complete;
   std::string transitions, threads;
+  bool in_order = true;
   for (int round = 0; round < setup.options->reps && result.failures.empty(); ++round) {
     auto recorder = std::make_shared<Recorder>();
     recorder->main_thread = std::this_thread::get_id();
@@ -612,15 +629,12 @@ void callbacks(Setup& setup, PartResult& result) {
                                   "the runtime must call every callback registered on an event");
       }
     }
-    for (std::size_t i = 0; i < seen.size() && i < 3; ++i) {
-      if (seen[i].type != order[i]) {
-        result.failures.push_back(std::string("callback ") + std::to_string(i + 1) + " was " +
-                                  status_name(seen[i].type) + ", expected " +
-                                  status_name(order[i]) +
-                                  ": an event passes SUBMITTED, RUNNING, COMPLETE in that order");
-        break;
-      }
-    }
+    // The order is reported, not checked: the specification does not promise that callbacks for
+    // different statuses run in the order the statuses were reached (NVIDIA's driver calls all
+    // three when the kernel completes, COMPLETE first).
+    in_order =
+        in_order && std::equal(seen.begin(), seen.end(), std::begin(order),
+                               [](const Transition& t, cl_int type) { return t.type == type; });
     for (const Transition& t : seen) {
       if (t.type == CL_COMPLETE && (t.reported != CL_COMPLETE || t.queried != CL_COMPLETE)) {
         result.failures.push_back(std::string("the CL_COMPLETE callback was called with status ") +
@@ -653,13 +667,19 @@ void callbacks(Setup& setup, PartResult& result) {
                            " (the main thread runs a callback when its own call, such as "
                            "clSetUserEventStatus, makes the transition)");
   }
+  if (!transitions.empty()) {
+    result.notes.push_back(
+        in_order ? "the callbacks ran in the order of the statuses in every round"
+                 : "the callbacks did not always run in the order of the statuses: allowed, the "
+                   "specification does not promise an order between callbacks");
+  }
   result.measured = transitions.empty() ? "no callback fired" : transitions;
   result.details["complete_callback_s"] = to_complete;
 }
 
 // 5. A user event holding back a kernel.
 void user_event(Setup& setup, PartResult& result) {
-  result.checked = "no START while held; QUEUED->START >= hold";
+  result.checked = "not RUNNING or COMPLETE while held; right result after";
   const cl::CommandQueue& queue = in_order_queue(setup);
   Bench bench(setup, setup.env->context);
   std::vector<double> waited;
@@ -674,12 +694,6 @@ void user_event(Setup& setup, PartResult& result) {
       queue.flush();
       sleep_half(setup.hold_ms);
       const cl_int held = kernel.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-      cl_ulong start = 0;
-      try {
-        start = kernel.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-      } catch (const cl::Error& error) {
-        if (error.err() != CL_PROFILING_INFO_NOT_AVAILABLE) throw;
-      }
       while_held = gate.is_open() ? "not seen" : status_name(held);
       if (gate.is_open()) {
         if (round == 0) result.notes.push_back(not_held_note("the kernel had not started"));
@@ -688,22 +702,19 @@ void user_event(Setup& setup, PartResult& result) {
                                   " while its user event was unset: a command waits for every "
                                   "event in its wait list");
       }
-      if (start != 0 && !gate.is_open()) {
-        result.failures.push_back(
-            "the kernel had a START timestamp while its user event was "
-            "unset: it cannot have started");
-      }
       kernel.wait();
     }
     record(kernel, "events_busy (held)");
     const Stamps s = stamps_of(kernel);
     const double wait = seconds_between(s.queued, s.start);
     waited.push_back(wait);
-    if (wait < setup.hold_ms * 1e-3) {
-      result.failures.push_back("the kernel started " + lab::format_seconds(wait) +
-                                " after it was queued, but the host held its user event for " +
-                                std::to_string(setup.hold_ms) +
-                                " ms: it cannot have waited for the user event");
+    // Reported, not checked: a driver may stamp QUEUED when it submits the command rather than
+    // when the host enqueued it (NVIDIA's does), and then QUEUED->START does not show the hold.
+    if (wait < setup.hold_ms * 1e-3 && round == 0) {
+      result.notes.push_back("the kernel started " + lab::format_seconds(wait) +
+                             " after its QUEUED timestamp though the host held it for " +
+                             std::to_string(setup.hold_ms) +
+                             " ms: this driver stamps QUEUED when it submits the command");
     }
     bench.verify(queue, out, bench.reference(kSaltK1), "kernel output", result);
     result.details["last_round"] = {{"kernel", stamps_json(s, s.queued)},
