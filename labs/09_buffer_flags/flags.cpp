@@ -36,11 +36,28 @@ void wait_and_trace(const cl::Event& event, const std::string& name) {
   lab::trace_command(event, name);
 }
 
-lab::Result demo_row(const std::string& part, std::uint64_t n, const lab::CheckResult& check) {
+// An output with guard zones as long as the padded launch overshoots n: a kernel without its
+// bounds check writes there, not into other memory, and the row says so.
+using Output = lab::GuardedBuffer<cl_int>;
+Output output(Demos& d, lab::BufferMode mode, const cl_int* initial = nullptr) {
+  return Output(d.env, mode, CL_MEM_WRITE_ONLY, d.n, lab::round_up(d.n, 64) - d.n, initial);
+}
+
+lab::Result demo_row(Demos& d, const std::string& part, const lab::CheckResult& check,
+                     const Output& out, const std::string& name) {
   lab::Result row;
   row.variant = part;
-  row.size = "n=" + std::to_string(n);
+  row.size = "n=" + std::to_string(d.n);
   lab::set_check(row, check);
+  const lab::GuardCheck guard = out.check_guards(d.env.queue);
+  row.out_of_bounds = guard.total();
+  if (guard.total() > 0) {
+    d.err << "buffer_flags: " << part << ": "
+          << lab::describe_guard_writes(guard, name,
+                                        "padding work-items need the bounds check `if (i < n)`")
+          << "\n";
+    row.passed = false;
+  }
   return row;
 }
 
@@ -119,11 +136,11 @@ lab::Result copy_snapshot(Demos& d) {
     host[i] = -host[i] - 7;
     changed[i] = 2 * host[i] + 1;
   }
-  cl::Buffer dst(d.env.context, CL_MEM_WRITE_ONLY, bytes);
+  Output dst = output(d, lab::BufferMode::write);
   cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> scale(demo_kernel(d, "scale"));
-  wait_and_trace(scale(launch_args(d, scale.getKernel()), d.n, src, dst), "scale");
+  wait_and_trace(scale(launch_args(d, scale.getKernel()), d.n, src, dst.buffer()), "scale");
   std::vector<cl_int> got(d.n);
-  d.env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, bytes, got.data());
+  d.env.queue.enqueueReadBuffer(dst.buffer(), CL_TRUE, 0, bytes, got.data());
 
   const std::size_t saw_change = count_equal(got.data(), changed);
   d.out << "copy_snapshot: made src with " << flag_name(Mode::copy)
@@ -137,25 +154,25 @@ lab::Result copy_snapshot(Demos& d) {
     d.err << "buffer_flags: copy_snapshot: the kernel saw the host array's later values in "
           << saw_change << " elements: COPY_HOST_PTR must copy the array when the buffer is made\n";
   }
-  return demo_row("copy_snapshot", d.n, check);
+  return demo_row(d, "copy_snapshot", check, dst, "dst");
 }
 
 lab::Result use_visibility(Demos& d) {
-  const std::size_t bytes = d.n * sizeof(cl_int);
-  lab::HostVector<cl_int> host(d.n, -1);  // fill writes 7i+3, never -1
+  const std::vector<cl_int> unset(d.n, -1);  // fill writes 7i+3, never -1
   std::vector<cl_int> want(d.n);
   for (std::size_t i = 0; i < d.n; ++i) want[i] = static_cast<cl_int>(7 * i + 3);
-  cl::Buffer buf(d.env.context, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR, bytes, host.data());
+  Output buf = output(d, lab::BufferMode::use, unset.data());  // the host array is buf.host()
+  const cl_int* host = buf.host();
   cl::KernelFunctor<cl_ulong, cl::Buffer> fill(demo_kernel(d, "fill"));
-  wait_and_trace(fill(launch_args(d, fill.getKernel()), d.n, buf), "fill");
+  wait_and_trace(fill(launch_args(d, fill.getKernel()), d.n, buf.buffer()), "fill");
   d.env.queue.finish();
 
-  const std::size_t before = count_equal(host.data(), want);
+  const std::size_t before = count_equal(host, want);
   lab::CheckResult check;
   bool same_memory = false;
   {
-    const lab::Mapping<cl_int> view(d.env.queue, buf, CL_MAP_READ, d.n);
-    same_memory = view.data() == host.data();
+    const lab::Mapping<cl_int> view(d.env.queue, buf.buffer(), CL_MAP_READ, d.n);
+    same_memory = view.data() == host;
     check = lab::compare(view.data(), want.data(), d.n, lab::Tolerance::exact(), d.err, "buf");
   }
   d.out << "use_visibility: the kernel wrote a " << flag_name(Mode::use)
@@ -164,7 +181,7 @@ lab::Result use_visibility(Demos& d) {
         << " (the map returned " << (same_memory ? "the host array itself" : "another pointer")
         << ").\n";
   say_device_not_rule(d.out, before, d.n);
-  return demo_row("use_visibility", d.n, check);
+  return demo_row(d, "use_visibility", check, buf, "buf");
 }
 
 lab::Result alloc_map(Demos& d) {
@@ -179,12 +196,12 @@ lab::Result alloc_map(Demos& d) {
     written_at = view.data();
     std::copy(values.begin(), values.end(), view.data());
   }
-  cl::Buffer dst(d.env.context, CL_MEM_WRITE_ONLY, bytes);
+  Output dst = output(d, lab::BufferMode::write);
   cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> scale(demo_kernel(d, "scale"));
-  wait_and_trace(scale(launch_args(d, scale.getKernel()), d.n, buf, dst), "scale");
+  wait_and_trace(scale(launch_args(d, scale.getKernel()), d.n, buf, dst.buffer()), "scale");
   std::vector<cl_int> got(d.n), want(d.n);
   for (std::size_t i = 0; i < d.n; ++i) want[i] = 2 * values[i] + 1;
-  d.env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, bytes, got.data());
+  d.env.queue.enqueueReadBuffer(dst.buffer(), CL_TRUE, 0, bytes, got.data());
   lab::CheckResult check =
       lab::compare(got.data(), want.data(), d.n, lab::Tolerance::exact(), d.err, "dst");
   bool same_pointer = false;
@@ -205,34 +222,34 @@ lab::Result alloc_map(Demos& d) {
         << (same_pointer ? "the same pointer as the map for writing (the buffer lives there)"
                          : "a different pointer from the map for writing (a staging copy)")
         << ".\n";
-  return demo_row("alloc_map", d.n, check);
+  return demo_row(d, "alloc_map", check, dst, "dst");
 }
 
 lab::Result nofetch_finish(Demos& d) {
   const std::size_t bytes = d.n * sizeof(cl_int);
   auto a = lab::random_vector<cl_int>(d.n, lab::derive_seed(d.options.seed, 12), -1000, 1000);
   auto b = lab::random_vector<cl_int>(d.n, lab::derive_seed(d.options.seed, 13), -1000, 1000);
-  lab::HostVector<cl_int> c(d.n, 0x5A5A5A5A);  // no sum of two values in [-1000, 1000]
   std::vector<cl_int> want(d.n);
   for (std::size_t i = 0; i < d.n; ++i) want[i] = a[i] + b[i];
   cl::Buffer a_buf(d.env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, a.data());
   cl::Buffer b_buf(d.env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, b.data());
-  cl::Buffer c_buf(d.env.context, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR, bytes, c.data());
+  // C starts as 0x5A5A5A5A, no sum of two values in [-1000, 1000]; the host array is c.host().
+  Output c = output(d, lab::BufferMode::use);
   cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(demo_kernel(d, "add"));
-  wait_and_trace(add(launch_args(d, add.getKernel()), d.n, a_buf, b_buf, c_buf), "add");
+  wait_and_trace(add(launch_args(d, add.getKernel()), d.n, a_buf, b_buf, c.buffer()), "add");
   d.env.queue.finish();  // the lecture's vectorAdd-nofetchC-finish: wait, then look at C
 
-  const std::size_t right = count_equal(c.data(), want);
+  const std::size_t right = count_equal(c.host(), want);
   lab::CheckResult check;
   {
-    const lab::Mapping<cl_int> view(d.env.queue, c_buf, CL_MAP_READ, d.n);
+    const lab::Mapping<cl_int> view(d.env.queue, c.buffer(), CL_MAP_READ, d.n);
     check = lab::compare(view.data(), want.data(), d.n, lab::Tolerance::exact(), d.err, "c");
   }
   d.out << "nofetch_finish: A and B " << flag_name(Mode::copy) << ", C " << flag_name(Mode::use)
         << "; after clFinish, without a map or a read, " << right << " of " << d.n
         << " elements of the host array C held A+B (the lab's check maps C first).\n";
   say_device_not_rule(d.out, right, d.n);
-  return demo_row("nofetch_finish", d.n, check);
+  return demo_row(d, "nofetch_finish", check, c, "c");
 }
 
 }  // namespace flags
