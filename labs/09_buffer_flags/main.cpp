@@ -32,6 +32,15 @@ int main(int argc, char** argv) {
           begin = end + 1;
         }
         if (s.modes.empty()) s.modes = flags::mode_names();
+        if (s.n > (std::uint64_t{1} << 20)) {
+          throw lab::UsageError("--size: N = " + std::to_string(s.n) +
+                                " is too large: N*N elements must fit a buffer; use at most 2^20");
+        }
+        if (s.part == "timing" && !cli.options().kernel_file.empty()) {
+          throw lab::UsageError(
+              "--kernel-file replaces buffer_flags.cl, the demonstrations' kernels; the timing "
+              "part runs matmul_naive.cl: put your copy of it in a folder and pass --kernel-dir");
+        }
         const auto& opt = cli.options();
         const bool all = s.part == "all";
 

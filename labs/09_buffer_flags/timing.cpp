@@ -85,6 +85,11 @@ std::vector<lab::Result> time_modes(lab::Env& env, const lab::Options& options,
                                   {"global", "int*", "B"},
                                   {"global", "int*", "C"}}}));
   const std::uint64_t side = lab::round_up(n, 16);
+  // C has room for every element the padded launch can reach (index (side-1)*n + side-1 at most):
+  // a kernel without its bounds check writes there, the check below counts it, and no other
+  // memory is harmed.
+  const std::uint64_t c_count = side * side;
+  const std::size_t c_bytes = c_count * sizeof(cl_int);
   const cl::EnqueueArgs args(env.queue, cl::NDRange(side, side), cl::NDRange(16, 16));
   const Mode c_mode = parse_mode(settings.c_mode);
 
@@ -103,18 +108,23 @@ std::vector<lab::Result> time_modes(lab::Env& env, const lab::Options& options,
   for (const std::string& name : settings.modes) {
     const auto [a_mode, b_mode] = parse_pair(name);
     Stages st;
-    std::size_t wrong = 0;
+    std::size_t wrong = 0, outside = 0;
     std::vector<lab::Mismatch> first;
     for (int run = 0; run < options.warmup + options.reps; ++run) {
-      lab::HostVector<cl_int> c(count, 0x5A5A5A5A);
+      lab::HostVector<cl_int> c(c_count, 0x5A5A5A5A);
       lab::HostVector<cl_int> a_host(a.begin(), a.end()), b_host(b.begin(), b.end());
       std::vector<cl_int> result;
       const auto start = Clock::now();
       // 4. Buffers
       cl::Buffer a_buf = make_buffer(env, a_mode, CL_MEM_READ_ONLY, bytes, a_host.data());
       cl::Buffer b_buf = make_buffer(env, b_mode, CL_MEM_READ_ONLY, bytes, b_host.data());
-      cl::Buffer c_buf = make_buffer(env, c_mode, CL_MEM_WRITE_ONLY, bytes, c.data());
+      cl::Buffer c_buf = make_buffer(env, c_mode, CL_MEM_WRITE_ONLY, c_bytes, c.data());
       const double create = since(start);
+      if (c_mode != Mode::copy && c_mode != Mode::use && c_count > count) {
+        // The padding past C starts as the sentinel too (copy and use took it from c).
+        env.queue.enqueueFillBuffer(c_buf, cl_int{0x5A5A5A5A}, bytes, c_bytes - bytes);
+        env.queue.finish();
+      }
       auto step = Clock::now();
       upload(env, a_mode, a_buf, a_host.data(), count);
       upload(env, b_mode, b_buf, b_host.data(), count);
@@ -130,11 +140,13 @@ std::vector<lab::Result> time_modes(lab::Env& env, const lab::Options& options,
       std::optional<lab::Mapping<cl_int>> view;
       const cl_int* got = nullptr;
       if (c_mode == Mode::write || c_mode == Mode::copy) {
-        result.resize(count);
-        env.queue.enqueueReadBuffer(c_buf, CL_TRUE, 0, bytes, result.data());
+        result.resize(c_count);
+        cl::Event read;
+        env.queue.enqueueReadBuffer(c_buf, CL_TRUE, 0, c_bytes, result.data(), nullptr, &read);
+        lab::trace_command(read, "read C");
         got = result.data();
       } else {
-        view.emplace(env.queue, c_buf, CL_MAP_READ, count);
+        view.emplace(env.queue, c_buf, CL_MAP_READ, c_count);
         got = view->data();
       }
       const double downloaded = since(step);
@@ -144,9 +156,17 @@ std::vector<lab::Result> time_modes(lab::Env& env, const lab::Options& options,
       const lab::CheckResult check =
           lab::compare(got, reference.data(), count, lab::Tolerance::exact(),
                        reported ? quiet : err, "C (A and B " + name + ")");
-      reported = reported || !check.passed();
+      const std::size_t past = static_cast<std::size_t>(
+          std::count_if(got + count, got + c_count, [](cl_int v) { return v != 0x5A5A5A5A; }));
+      if (past > 0 && !reported) {
+        err << "buffer_flags: timing: the kernel wrote " << past
+            << " elements past the end of C: padding work-items need the bounds check `if (i < M "
+               "&& j < N)`\n";
+      }
+      reported = reported || !check.passed() || past > 0;
       if (run < options.warmup) continue;
       wrong += check.mismatches;
+      outside += past;
       if (first.empty()) first = check.first;
       const auto stages = lab::event_times(event);
       st.create.push_back(create);
@@ -180,7 +200,8 @@ std::vector<lab::Result> time_modes(lab::Env& env, const lab::Options& options,
     row.checked = count * st.total.size();
     row.wrong = wrong;
     row.mismatches = first;
-    row.passed = wrong == 0;
+    row.out_of_bounds = outside;
+    row.passed = wrong == 0 && outside == 0;
     if (best == 0 || row.time->median < best) {
       best = row.time->median;
       fastest = name;
