@@ -24,6 +24,21 @@ std::string& the_device() {
 
 }  // namespace
 
+const char* execution_status_name(cl_int status) {
+  switch (status) {
+    case CL_QUEUED:
+      return "CL_QUEUED";
+    case CL_SUBMITTED:
+      return "CL_SUBMITTED";
+    case CL_RUNNING:
+      return "CL_RUNNING";
+    case CL_COMPLETE:
+      return "CL_COMPLETE";
+    default:
+      return "an error status";
+  }
+}
+
 std::string command_type_name(cl_command_type type) {
   switch (type) {
     case CL_COMMAND_NDRANGE_KERNEL:

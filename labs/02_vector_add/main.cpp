@@ -4,6 +4,8 @@
 
 #include "lab/lab.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -19,19 +21,13 @@ struct Settings {
   bool skip_finish = false;
 };
 
-const char* status_name(cl_int status) {
-  switch (status) {
-    case CL_QUEUED:
-      return "queued";
-    case CL_SUBMITTED:
-      return "submitted";
-    case CL_RUNNING:
-      return "running";
-    case CL_COMPLETE:
-      return "complete";
-    default:
-      return "failed";
-  }
+// "queued", "submitted", "running", "complete" (or "an error status") for the sentence below.
+std::string status_name(cl_int status) {
+  std::string name = lab::execution_status_name(status);
+  if (status >= 0) name = name.substr(3);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name;
 }
 
 }  // namespace

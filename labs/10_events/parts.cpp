@@ -56,21 +56,6 @@ nlohmann::json stamps_json(const Stamps& s, cl_ulong origin) {
           {"end_ns", at(s.end)}};
 }
 
-const char* status_name(cl_int status) {
-  switch (status) {
-    case CL_QUEUED:
-      return "CL_QUEUED";
-    case CL_SUBMITTED:
-      return "CL_SUBMITTED";
-    case CL_RUNNING:
-      return "CL_RUNNING";
-    case CL_COMPLETE:
-      return "CL_COMPLETE";
-    default:
-      return "an error status";
-  }
-}
-
 // A part that cannot run on this device, and why.
 struct Skipped {
   std::string reason;
@@ -437,7 +422,7 @@ void marker_barrier(Setup& setup, PartResult& result) {
       if (gate.is_open()) {
         if (round == 0) result.notes.push_back(not_held_note("kernel C waited behind the barrier"));
       } else if (held == CL_RUNNING || held == CL_COMPLETE) {
-        result.failures.push_back(std::string("kernel C was ") + status_name(held) +
+        result.failures.push_back(std::string("kernel C was ") + lab::execution_status_name(held) +
                                   " while kernel B, enqueued before the barrier, was still held "
                                   "back: commands after a barrier must wait for every command "
                                   "before it");
@@ -447,7 +432,7 @@ void marker_barrier(Setup& setup, PartResult& result) {
         const cl_int status = k.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
         if (status != CL_COMPLETE) {
           result.failures.push_back(std::string("the barrier completed while kernel ") + name +
-                                    " was " + status_name(status) +
+                                    " was " + lab::execution_status_name(status) +
                                     ": a barrier completes after every command before it");
         }
       }
@@ -477,7 +462,7 @@ void marker_barrier(Setup& setup, PartResult& result) {
       const cl_int kd_status = kd.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
       if (kd_status != CL_COMPLETE) {
         result.failures.push_back(std::string("the marker completed while kernel D was ") +
-                                  status_name(kd_status) +
+                                  lab::execution_status_name(kd_status) +
                                   ": a marker completes only after the commands it waits for");
       }
       queue.finish();
@@ -624,7 +609,7 @@ void callbacks(Setup& setup, PartResult& result) {
     for (const cl_int type : order) {
       if (std::none_of(seen.begin(), seen.end(),
                        [&](const Transition& t) { return t.type == type; })) {
-        result.failures.push_back(std::string("the ") + status_name(type) +
+        result.failures.push_back(std::string("the ") + lab::execution_status_name(type) +
                                   " callback did not fire within 10 s of the kernel completing: "
                                   "the runtime must call every callback registered on an event");
       }
@@ -638,8 +623,9 @@ void callbacks(Setup& setup, PartResult& result) {
     for (const Transition& t : seen) {
       if (t.type == CL_COMPLETE && (t.reported != CL_COMPLETE || t.queried != CL_COMPLETE)) {
         result.failures.push_back(std::string("the CL_COMPLETE callback was called with status ") +
-                                  status_name(t.reported) + " while the event's status was " +
-                                  status_name(t.queried) +
+                                  lab::execution_status_name(t.reported) +
+                                  " while the event's status was " +
+                                  lab::execution_status_name(t.queried) +
                                   ": the event must be complete when its COMPLETE callback runs");
       }
     }
@@ -648,14 +634,16 @@ void callbacks(Setup& setup, PartResult& result) {
     transitions.clear();
     threads.clear();
     for (const Transition& t : seen) {
-      list.push_back({{"registered_for", status_name(t.type)},
-                      {"status_passed", status_name(t.reported)},
-                      {"status_queried", status_name(t.queried)},
+      list.push_back({{"registered_for", lab::execution_status_name(t.type)},
+                      {"status_passed", lab::execution_status_name(t.reported)},
+                      {"status_queried", lab::execution_status_name(t.queried)},
                       {"host_s", t.host_s},
                       {"on_main_thread", t.main_thread}});
-      transitions += std::string(transitions.empty() ? "" : ", ") + (status_name(t.type) + 3) +
-                     " +" + lab::format_seconds(t.host_s);
-      threads += std::string(threads.empty() ? "" : ", ") + (status_name(t.type) + 3) + " on " +
+      transitions += std::string(transitions.empty() ? "" : ", ") +
+                     (lab::execution_status_name(t.type) + 3) + " +" +
+                     lab::format_seconds(t.host_s);
+      threads += std::string(threads.empty() ? "" : ", ") +
+                 (lab::execution_status_name(t.type) + 3) + " on " +
                  (t.main_thread ? "the main thread" : "a runtime thread");
       if (t.type == CL_COMPLETE) to_complete.push_back(t.host_s);
     }
@@ -694,11 +682,12 @@ void user_event(Setup& setup, PartResult& result) {
       queue.flush();
       sleep_half(setup.hold_ms);
       const cl_int held = kernel.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-      while_held = gate.is_open() ? "not seen" : status_name(held);
+      while_held = gate.is_open() ? "not seen" : lab::execution_status_name(held);
       if (gate.is_open()) {
         if (round == 0) result.notes.push_back(not_held_note("the kernel had not started"));
       } else if (held != CL_QUEUED && held != CL_SUBMITTED) {
-        result.failures.push_back(std::string("the kernel was ") + status_name(held) +
+        result.failures.push_back(std::string("the kernel was ") +
+                                  lab::execution_status_name(held) +
                                   " while its user event was unset: a command waits for every "
                                   "event in its wait list");
       }

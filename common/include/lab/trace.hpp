@@ -83,6 +83,9 @@ void finish_trace(const std::string& lab);
 // Remembers the device name for the trace's header (open_device calls it).
 void set_trace_device(const std::string& device);
 
+// "CL_QUEUED", "CL_SUBMITTED", "CL_RUNNING", "CL_COMPLETE", or "an error status" (negative).
+const char* execution_status_name(cl_int status);
+
 // "NDRangeKernel", "ReadBuffer", "Marker", ... for a CL_COMMAND_* value.
 std::string command_type_name(cl_command_type type);
 
