@@ -1,0 +1,240 @@
+// bandwidth.cpp: vector_types' copy bandwidth per vector width (like clpeak's), each width's copy
+// checked element by element, and on a CPU device the host's own memcpy split over as many
+// threads as the device has compute units, timed in the same run.
+#include "vector_types.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <ostream>
+#include <thread>
+
+namespace vector_types {
+namespace {
+
+std::string type_name(std::uint64_t width) {
+  return width == 1 ? "float" : "float" + std::to_string(width);
+}
+
+std::string rate_text(double rate) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f GB/s", rate < 10 ? 2 : 0, rate);
+  return text;
+}
+
+// The host's copy, dst = src with memcpy, slice t of `threads` equal slices on thread t. One call
+// copies once and returns its seconds, from the first thread's start to the last one's end, so
+// starting the threads is not counted against memcpy.
+class HostCopy {
+ public:
+  HostCopy(std::uint64_t n, std::uint64_t seed, unsigned threads)
+      : src_(lab::random_vector<float>(n, seed, -1.0f, 1.0f)), dst_(n), threads_(threads) {}
+
+  double operator()() {
+    using Clock = std::chrono::steady_clock;
+    const std::uint64_t n = src_.size();
+    std::vector<Clock::time_point> start(threads_), end(threads_);
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads_; ++t) {
+      pool.emplace_back([&, t] {
+        const std::uint64_t lo = n * t / threads_, hi = n * (t + 1) / threads_;
+        start[t] = Clock::now();
+        std::memcpy(dst_.data() + lo, src_.data() + lo, (hi - lo) * sizeof(float));
+        end[t] = Clock::now();
+      });
+    }
+    for (std::thread& thread : pool) thread.join();
+    const auto first = *std::min_element(start.begin(), start.end());
+    const auto last = *std::max_element(end.begin(), end.end());
+    return std::chrono::duration<double>(last - first).count();
+  }
+
+  lab::CheckResult check(std::ostream& err) const {
+    return lab::compare(dst_.data(), src_.data(), src_.size(), lab::Tolerance::exact(), err,
+                        "memcpy dst");
+  }
+
+ private:
+  lab::HostVector<float> src_;
+  lab::HostVector<float> dst_;
+  unsigned threads_;
+};
+
+// The best kernel against memcpy on a shared machine whose bandwidth drifts from second to second:
+// the two alternate, run by run, and the share is the median of the runs' ratios.
+struct Paired {
+  lab::Timing host;            // memcpy's runs
+  std::vector<double> shares;  // kernel rate / memcpy rate, run by run
+};
+Paired alternate(const lab::Options& options, const std::function<cl::Event()>& launch,
+                 HostCopy& host_copy) {
+  const auto kernel_seconds = [&] {
+    cl::Event event = launch();
+    event.wait();
+    return lab::event_times(event).start_to_end.count() * 1e-9;
+  };
+  for (int i = 0; i < options.warmup; ++i) {
+    kernel_seconds();
+    host_copy();
+  }
+  Paired paired;
+  std::vector<double> host_seconds;
+  for (int i = 0; i < options.reps; ++i) {
+    const double kernel = kernel_seconds();
+    host_seconds.push_back(host_copy());
+    paired.shares.push_back(host_seconds.back() / kernel);
+  }
+  paired.host.time = lab::summarize(host_seconds);
+  paired.host.warmup = options.warmup;
+  paired.host.reps = options.reps;
+  paired.host.clock = "host";
+  return paired;
+}
+
+}  // namespace
+
+const std::vector<std::string>& store_names() {
+  static const std::vector<std::string> names{"auto", "plain", "streaming", "both"};
+  return names;
+}
+
+std::vector<bool> streaming_modes(const Context& c) {
+  std::string stores = c.settings.stores;
+  if (stores == "auto") {
+    const bool cpu = c.env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU;
+    stores = cpu ? "streaming" : "plain";
+  }
+  if (stores == "both") return {false, true};
+  return {stores == "streaming"};
+}
+
+const std::vector<std::string>& part_names() {
+  static const std::vector<std::string> names{"bandwidth", "operations", "all"};
+  return names;
+}
+
+void check_widths(const std::vector<std::uint64_t>& widths) {
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    const std::uint64_t w = widths[i];
+    if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16) {
+      throw lab::UsageError("--widths: " + std::to_string(w) +
+                            " is not a vector width: OpenCL C has float, float2, float4, float8 "
+                            "and float16 (a float3 is stored as 4): choose from 1, 2, 4, 8, 16");
+    }
+    if (std::find(widths.begin(), widths.begin() + i, w) != widths.begin() + i) {
+      throw lab::UsageError("--widths: " + std::to_string(w) + " is listed twice");
+    }
+  }
+}
+
+Bandwidth copy_bandwidth(Context& c) {
+  const Settings& s = c.settings;
+  const std::uint64_t n = s.n;
+  c.out << "\nbandwidth: dst = src over " << n << " floats (" << lab::format_bytes(4.0 * double(n))
+        << " each way), VW floats per work-item through one floatVW load and store\n";
+  const auto source =
+      lab::random_vector<float>(n, lab::derive_seed(c.options.seed, 0), -1.0f, 1.0f);
+  // dst's guard zone covers the widest launch's overreach: a kernel that drops the check for the
+  // last, partial vector writes there instead of past the buffer. src has none: such a kernel
+  // would copy src's guard bytes into dst's, where they could not be told from the guard.
+  std::uint64_t reach = 0;
+  for (const std::uint64_t w : s.widths) {
+    const std::uint64_t vectors = (n + w - 1) / w;
+    const std::uint64_t padded = s.local == 0 ? vectors : lab::round_up(vectors, s.local);
+    reach = std::max(reach, padded * w - n);
+  }
+  lab::GuardedBuffer<float> src(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, 0,
+                                source.data());
+  lab::GuardedBuffer<float> dst(c.env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, n, reach);
+
+  Bandwidth result;
+  std::vector<std::function<cl::Event()>> launches;  // each row's, for the pairing with memcpy
+  for (const bool stream : streaming_modes(c)) {
+    for (const std::uint64_t w : s.widths) {
+      const lab::Program program =
+          lab::build_program(c.env, c.options, "vector_types_copy.cl",
+                             {{"VW", std::to_string(w), "--widths"},
+                              {"STREAM", stream ? "1" : "0", "--stores"}},
+                             c.out);
+      cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(
+          lab::make_kernel(program, {"copy_vw",
+                                     {{"", "ulong", "n"},
+                                      {"global", "float*", "src"},
+                                      {"global", "float*", "dst"}}}));
+      const lab::Launch1D launch =
+          lab::plan_1d(copy.getKernel(), c.env.device, (n + w - 1) / w, s.local);
+      launches.push_back(
+          [&, copy, launch]() mutable {
+            return copy(launch.args(c.env.queue), n, src.buffer(), dst.buffer());
+          });
+      dst.reset(c.env.queue);
+      const lab::Timing timing = lab::time_launches(c.options, launches.back(), c.out);
+      const std::string name = type_name(w) + (stream ? " streaming" : "");
+      lab::CheckResult check;
+      {
+        const lab::Mapping<float> got = dst.fetch(c.env.queue);
+        check = lab::compare(got.data(), source.data(), n, lab::Tolerance::exact(), c.err,
+                             "dst (" + name + ")");
+      }
+      const lab::GuardCheck guard = dst.check_guards(c.env.queue);
+      const std::string outside = lab::describe_guard_writes(
+          guard, "dst (" + name + ")",
+          "the work-item with the last, partial vector must copy it float by float, and "
+          "padding work-items must copy nothing");
+      if (!outside.empty()) c.err << "vector_types: " << outside << "\n";
+      lab::Result row = lab::bandwidth_row(name, "n=" + std::to_string(n), timing,
+                                           8.0 * double(n), check, guard.total());
+      row.tunables = {{"VW", std::int64_t(w)}, {"STREAM", stream ? 1 : 0}};
+      const std::string short_run = lab::too_short_to_compare(timing.time.median, c.env.device);
+      if (!short_run.empty()) row.note = "this copy's " + short_run;
+      result.details["widths"][name] = {{"rate_gb_s", row.rate},
+                                        {"median_s", timing.time.median},
+                                        {"min_s", timing.time.min},
+                                        {"passed", row.passed}};
+      result.rows.push_back(row);
+    }
+  }
+
+  // Each width as a fraction of the best.
+  const auto best = std::max_element(result.rows.begin(), result.rows.end(),
+                                     [](const lab::Result& a, const lab::Result& b) {
+                                       return a.rate < b.rate;
+                                     });
+  for (lab::Result& row : result.rows) {
+    row.percent = 100.0 * row.rate / best->rate;
+    row.reference = "best, " + best->variant + " " + rate_text(best->rate);
+  }
+  result.details["best"] = {{"type", best->variant}, {"rate_gb_s", best->rate}};
+  c.out << "best width: " << best->variant << " at " << rate_text(best->rate) << "\n";
+
+  // A CPU device's memory is the host's: its copy should reach what memcpy reaches on as many
+  // threads as the device has compute units.
+  if (c.env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) {
+    const unsigned threads = c.env.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+    HostCopy host_copy(n, lab::derive_seed(c.options.seed, 7), threads);
+    const Paired paired =
+        alternate(c.options, launches[std::size_t(best - result.rows.begin())], host_copy);
+    const double share = lab::summarize(paired.shares).median;
+    lab::Result host = lab::bandwidth_row("memcpy " + std::to_string(threads) + " threads",
+                                          "n=" + std::to_string(n), paired.host, 8.0 * double(n),
+                                          host_copy.check(c.err), 0);
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "the best width, %s, copies at %.0f%% of the host's memcpy over %u threads "
+                  "(%s), the median of %d runs made alternately with it",
+                  best->variant.c_str(), 100.0 * share, threads, rate_text(host.rate).c_str(),
+                  c.options.reps);
+    c.out << text << "\n";
+    host.note = text;
+    result.details["host_memcpy"] = {{"threads", threads},
+                                     {"rate_gb_s", host.rate},
+                                     {"median_s", host.time->median},
+                                     {"best_width_share", share}};
+    result.rows.push_back(host);
+  }
+  return result;
+}
+
+}  // namespace vector_types

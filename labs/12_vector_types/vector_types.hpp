@@ -1,0 +1,59 @@
+// vector_types.hpp: vector_types' two demonstrations: copy bandwidth per vector width, and the
+// vector notation (literals, swizzles, halves, conversions, arithmetic) checked on the device.
+#pragma once
+
+#include "lab/lab.hpp"
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace vector_types {
+
+const std::vector<std::string>& part_names();  // bandwidth, operations, all
+
+struct Settings {
+  std::string part = "all";
+  std::uint64_t n = std::uint64_t{1} << 24;       // bandwidth: floats copied
+  std::vector<std::uint64_t> widths{1, 2, 4, 8, 16};  // bandwidth: VW of each copy kernel
+  std::string stores = "auto";                    // bandwidth: plain, streaming, both, auto
+  std::uint64_t local = 256;                      // work-group size (0: the runtime's)
+  std::uint64_t items = 4099;                     // operations: vectors per kernel
+  std::vector<std::string> operations;            // operations: kernels to run (all when empty)
+};
+
+// --stores: auto (streaming on a CPU device, plain elsewhere), plain, streaming, both.
+const std::vector<std::string>& store_names();
+
+// Throws UsageError unless every width is 1, 2, 4, 8 or 16 (each at most once).
+void check_widths(const std::vector<std::uint64_t>& widths);
+
+// What both demonstrations use.
+struct Context {
+  lab::Env& env;
+  const lab::Options& options;
+  const Settings& settings;
+  std::ostream& out;
+  std::ostream& err;
+};
+
+// The bandwidth part's rows (one per width, each as a fraction of the best, and on a CPU device
+// the host's multi-threaded memcpy) and what the report's details record about them.
+struct Bandwidth {
+  std::vector<lab::Result> rows;
+  nlohmann::json details = nlohmann::json::object();
+};
+Bandwidth copy_bandwidth(Context& c);
+// Whether each pass over the widths streams its stores: --stores, with auto resolved for the device.
+std::vector<bool> streaming_modes(const Context& c);
+
+// The names of the operations' kernels, in the order they run, and joined by `separator`.
+std::vector<std::string> operation_names();
+std::string operation_list(const std::string& separator);
+// The --operations list ("swizzles,halves"; "" for all) as names; UsageError for an unknown one.
+std::vector<std::string> parse_operations(const std::string& text);
+// One row per operation kernel, every component checked against the host.
+std::vector<lab::Result> operations(Context& c);
+
+}  // namespace vector_types
