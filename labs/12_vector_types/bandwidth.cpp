@@ -134,18 +134,19 @@ Bandwidth copy_bandwidth(Context& c) {
   const std::uint64_t n = s.n;
   c.out << "\nbandwidth: dst = src over " << n << " floats (" << lab::format_bytes(4.0 * double(n))
         << " each way), VW floats per work-item through one floatVW load and store\n";
-  const auto source =
-      lab::random_vector<float>(n, lab::derive_seed(c.options.seed, 0), -1.0f, 1.0f);
   // dst's guard zone covers the widest launch's overreach: a kernel that drops the check for the
-  // last, partial vector writes there instead of past the buffer. src has none: such a kernel
-  // would copy src's guard bytes into dst's, where they could not be told from the guard.
+  // last, partial vector writes there instead of past the buffer. src holds that many random
+  // floats past n (the kernels are told n), so what such a kernel copies never looks like guard
+  // bytes.
   std::uint64_t reach = 0;
   for (const std::uint64_t w : s.widths) {
     const std::uint64_t vectors = (n + w - 1) / w;
     const std::uint64_t padded = s.local == 0 ? vectors : lab::round_up(vectors, s.local);
     reach = std::max(reach, padded * w - n);
   }
-  lab::GuardedBuffer<float> src(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, 0,
+  const auto source =
+      lab::random_vector<float>(n + reach, lab::derive_seed(c.options.seed, 0), -1.0f, 1.0f);
+  lab::GuardedBuffer<float> src(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n + reach, 0,
                                 source.data());
   lab::GuardedBuffer<float> dst(c.env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, n, reach);
 
