@@ -14,8 +14,7 @@ int main(int argc, char** argv) {
         // 1. Options
         spaces::Settings s;
         std::string tile = "16,16", private_sizes = "4,16,64,256";
-        cli.add_choice("--part", s.part, "Which demonstration (default all)",
-                       spaces::part_names());
+        cli.add_choice("--part", s.part, "Which demonstration (default all)", spaces::part_names());
         cli.add_size("-n,--size", s.n, "constant, private: input elements (default 2^24)");
         cli.add_size("--local", s.local,
                      "constant, rows, private: work-group size (default 256; 0: the runtime "
@@ -28,8 +27,9 @@ int main(int argc, char** argv) {
         cli.add_flag("--no-barrier", s.no_barrier,
                      "tiles, rows: build the kernels without their barriers (-D BARRIER=0), a "
                      "data race");
-        cli.add_size("--columns", s.columns, "rows: columns of A and Y, one per work-item "
-                                             "(default 16384)");
+        cli.add_size("--columns", s.columns,
+                     "rows: columns of A and Y, one per work-item "
+                     "(default 16384)");
         cli.add_size("--row-count", s.row_count, "rows: rows of B and Y (default 16)");
         cli.add_size("--row-length", s.row_length,
                      "rows: floats in a row of B, staged in local memory (default 512)");
@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
           lab::check_memory(env, s.height * s.width * sizeof(float), 3, 4, "-H/-W");
         }
         if (all || s.part == "rows") {
-          lab::check_memory(env, s.columns * std::max(s.row_count, s.row_length) * sizeof(float),
-                            3, 4, "--columns, --row-count or --row-length");
+          lab::check_memory(env, s.columns * std::max(s.row_count, s.row_length) * sizeof(float), 3,
+                            4, "--columns, --row-count or --row-length");
         }
 
         // 3-7. Each demonstration: host data, buffers, kernels, runs, checks

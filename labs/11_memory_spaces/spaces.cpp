@@ -100,8 +100,9 @@ std::vector<lab::Result> constant_table(Context& c, const lab::CopyBaseline& cop
   cl::Buffer weights(c.env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof kWeights,
                      const_cast<float*>(kWeights));
   std::vector<lab::Result> rows;
-  const std::pair<const char*, const char*> variants[] = {
-      {"stencil_global", "global"}, {"stencil_constant", "constant"}, {"stencil_program_scope", ""}};
+  const std::pair<const char*, const char*> variants[] = {{"stencil_global", "global"},
+                                                          {"stencil_constant", "constant"},
+                                                          {"stencil_program_scope", ""}};
   for (const auto& [name, space] : variants) {
     std::vector<lab::KernelArg> args{{"", "ulong", "n"}, {"global", "float*", "x"}};
     const bool table_argument = *space != '\0';
@@ -116,11 +117,11 @@ std::vector<lab::Result> constant_table(Context& c, const lab::CopyBaseline& cop
     kernel.setArg(arg++, x_buf.buffer());
     if (table_argument) kernel.setArg(arg++, weights);
     kernel.setArg(arg++, y.buffer());
-    const lab::Timing timing =
-        lab::time_launches(c.options, [&] { return enqueue_1d(c.env, kernel, launch); }, c.out);
-    lab::Result row =
-        checked_row(c, y, want.data(), allowed, name, size, timing, 8.0 * double(n),
-                    std::string("y (") + name + ")", "padding work-items need `if (i >= n) return`");
+    const lab::Timing timing = lab::time_launches(
+        c.options, [&] { return enqueue_1d(c.env, kernel, launch); }, c.out);
+    lab::Result row = checked_row(c, y, want.data(), allowed, name, size, timing, 8.0 * double(n),
+                                  std::string("y (") + name + ")",
+                                  "padding work-items need `if (i >= n) return`");
     lab::relate_to_copy(row, copy);
     rows.push_back(row);
   }
@@ -187,9 +188,8 @@ std::vector<lab::Result> tiles(Context& c) {
   const lab::Program program =
       lab::build_program(c.env, c.options, "memory_spaces_tiles.cl", defines, c.out);
   cl::Kernel kernel = lab::make_kernel(
-      program,
-      {"fill_tiles",
-       {{"global", "float*", "a"}, {"global", "float*", "b"}, {"global", "float*", "c"}}});
+      program, {"fill_tiles",
+                {{"global", "float*", "a"}, {"global", "float*", "b"}, {"global", "float*", "c"}}});
   const std::vector<std::uint64_t> global{lab::round_up(W, TX), lab::round_up(H, TY)};
   lab::LaunchLimits limits;
   limits.group_advice = limits.local_advice = "choose a smaller --tile";
@@ -227,9 +227,9 @@ std::vector<lab::Result> tiles(Context& c) {
 std::vector<lab::Result> rows(Context& c) {
   const Settings& s = c.settings;
   const std::uint64_t M = s.columns, R = s.row_count, K = s.row_length;
-  c.out << "\nrows: Y (" << R << "x" << M << ") = B (" << R << "x" << K << ") A (" << K << "x"
-        << M << "), each row of B staged in local memory (" << lab::format_bytes(4.0 * double(K))
-        << ")" << (s.no_barrier ? ", built without the barriers" : "") << "\n";
+  c.out << "\nrows: Y (" << R << "x" << M << ") = B (" << R << "x" << K << ") A (" << K << "x" << M
+        << "), each row of B staged in local memory (" << lab::format_bytes(4.0 * double(K)) << ")"
+        << (s.no_barrier ? ", built without the barriers" : "") << "\n";
   const auto A = lab::random_vector<float>(K * M, lab::derive_seed(c.options.seed, 3), -1.0f, 1.0f);
   const auto B = lab::random_vector<float>(R * K, lab::derive_seed(c.options.seed, 4), -1.0f, 1.0f);
   std::vector<double> want(R * M), scale(R * M);
@@ -245,8 +245,8 @@ std::vector<lab::Result> rows(Context& c) {
   // K products summed in float: the worst case of K roundings of the running sum.
   const auto allowed = [&](std::size_t e) { return double(K + 2) * FLT_EPSILON * scale[e]; };
 
-  const lab::Program program = lab::build_program(c.env, c.options, "memory_spaces_rows.cl",
-                                                  {barrier_define(s)}, c.out);
+  const lab::Program program =
+      lab::build_program(c.env, c.options, "memory_spaces_rows.cl", {barrier_define(s)}, c.out);
   lab::GuardedBuffer<float> a_buf(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, K * M, 0,
                                   A.data());
   lab::GuardedBuffer<float> b_buf(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, R * K, 0,
@@ -265,8 +265,7 @@ std::vector<lab::Result> rows(Context& c) {
     limits.dynamic_local_bytes = K * sizeof(float);
     limits.local_advice = "choose a shorter --row-length";
     limits.group_advice = "choose a smaller --local";
-    lab::check_ndrange(kernel, c.env.device,
-                       {s.local == 0 ? M : lab::round_up(M, s.local)},
+    lab::check_ndrange(kernel, c.env.device, {s.local == 0 ? M : lab::round_up(M, s.local)},
                        s.local == 0 ? std::vector<std::uint64_t>{} : std::vector{s.local}, limits);
     const lab::Launch1D launch = lab::plan_1d(kernel, c.env.device, M, s.local);
     lab::GuardedBuffer<float> y(c.env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, R * M,
@@ -278,13 +277,12 @@ std::vector<lab::Result> rows(Context& c) {
     kernel.setArg(4, b_buf.buffer());
     kernel.setArg(5, y.buffer());
     kernel.setArg(6, cl::Local(K * sizeof(float)));
-    const lab::Timing timing =
-        lab::time_launches(c.options, [&] { return enqueue_1d(c.env, kernel, launch); }, c.out);
-    lab::Result row = checked_row(c, y, want.data(), allowed, name,
-                                  std::to_string(R) + "x" + std::to_string(K) + "x" +
-                                      std::to_string(M),
-                                  timing, 0, std::string("Y (") + name + ")",
-                                  "padding work-items (i >= M) must not write Y", M);
+    const lab::Timing timing = lab::time_launches(
+        c.options, [&] { return enqueue_1d(c.env, kernel, launch); }, c.out);
+    lab::Result row = checked_row(
+        c, y, want.data(), allowed, name,
+        std::to_string(R) + "x" + std::to_string(K) + "x" + std::to_string(M), timing, 0,
+        std::string("Y (") + name + ")", "padding work-items (i >= M) must not write Y", M);
     row.rate = lab::gigaflops(2.0 * double(R) * double(M) * double(K), timing.time.median);
     row.unit = "GFLOP/s";
     explain_missing_barrier(c, row, name, "the row of B");
@@ -330,8 +328,7 @@ std::vector<lab::Result> private_arrays(Context& c, const lab::CopyBaseline& cop
       limits.private_bytes = P * sizeof(float);
       limits.private_advice = "choose a smaller --local or smaller --private-sizes";
       limits.tuning = "PRIVATE_SIZE=" + std::to_string(P);
-      lab::check_ndrange(kernel, c.env.device, {lab::round_up(items, s.local)}, {s.local},
-                         limits);
+      lab::check_ndrange(kernel, c.env.device, {lab::round_up(items, s.local)}, {s.local}, limits);
     }
     const lab::Launch1D launch = lab::plan_1d(kernel, c.env.device, items, s.local);
     lab::GuardedBuffer<float> out(c.env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, items,
@@ -340,8 +337,8 @@ std::vector<lab::Result> private_arrays(Context& c, const lab::CopyBaseline& cop
     kernel.setArg(1, cl_ulong{items});
     kernel.setArg(2, x_buf.buffer());
     kernel.setArg(3, out.buffer());
-    const lab::Timing timing =
-        lab::time_launches(c.options, [&] { return enqueue_1d(c.env, kernel, launch); }, c.out);
+    const lab::Timing timing = lab::time_launches(
+        c.options, [&] { return enqueue_1d(c.env, kernel, launch); }, c.out);
     const std::string name = "private P=" + std::to_string(P);
     lab::Result row = checked_row(c, out, want.data(), allowed, name, elements_text(n), timing,
                                   4.0 * double(n + items), "out (" + name + ")",

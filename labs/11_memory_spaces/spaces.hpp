@@ -15,11 +15,11 @@ const std::vector<std::string>& part_names();  // constant, tiles, rows, private
 
 struct Settings {
   std::string part = "all";
-  std::uint64_t n = std::uint64_t{1} << 24;  // constant and private: elements of the input
-  std::uint64_t local = 256;                 // 1-D parts' work-group size (0: the runtime's)
+  std::uint64_t n = std::uint64_t{1} << 24;   // constant and private: elements of the input
+  std::uint64_t local = 256;                  // 1-D parts' work-group size (0: the runtime's)
   std::uint64_t height = 4096, width = 4096;  // tiles: the matrices
-  std::vector<std::uint64_t> tile{16, 16};   // tiles: TILE_DIM_X, TILE_DIM_Y
-  bool no_barrier = false;                   // tiles and rows: build with -D BARRIER=0
+  std::vector<std::uint64_t> tile{16, 16};    // tiles: TILE_DIM_X, TILE_DIM_Y
+  bool no_barrier = false;                    // tiles and rows: build with -D BARRIER=0
   std::uint64_t columns = 16384, row_count = 16, row_length = 512;  // rows: M, R, K
   std::vector<std::uint64_t> private_sizes{4, 16, 64, 256};         // private: PRIVATE_SIZE
 };

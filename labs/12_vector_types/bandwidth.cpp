@@ -154,22 +154,19 @@ Bandwidth copy_bandwidth(Context& c) {
   std::vector<std::function<cl::Event()>> launches;  // each row's, for the pairing with memcpy
   for (const bool stream : streaming_modes(c)) {
     for (const std::uint64_t w : s.widths) {
-      const lab::Program program =
-          lab::build_program(c.env, c.options, "vector_types_copy.cl",
-                             {{"VW", std::to_string(w), "--widths"},
-                              {"STREAM", stream ? "1" : "0", "--stores"}},
-                             c.out);
-      cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(
-          lab::make_kernel(program, {"copy_vw",
-                                     {{"", "ulong", "n"},
-                                      {"global", "float*", "src"},
-                                      {"global", "float*", "dst"}}}));
+      const lab::Program program = lab::build_program(
+          c.env, c.options, "vector_types_copy.cl",
+          {{"VW", std::to_string(w), "--widths"}, {"STREAM", stream ? "1" : "0", "--stores"}},
+          c.out);
+      cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(lab::make_kernel(
+          program,
+          {"copy_vw",
+           {{"", "ulong", "n"}, {"global", "float*", "src"}, {"global", "float*", "dst"}}}));
       const lab::Launch1D launch =
           lab::plan_1d(copy.getKernel(), c.env.device, (n + w - 1) / w, s.local);
-      launches.push_back(
-          [&, copy, launch]() mutable {
-            return copy(launch.args(c.env.queue), n, src.buffer(), dst.buffer());
-          });
+      launches.push_back([&, copy, launch]() mutable {
+        return copy(launch.args(c.env.queue), n, src.buffer(), dst.buffer());
+      });
       dst.reset(c.env.queue);
       const lab::Timing timing = lab::time_launches(c.options, launches.back(), c.out);
       const std::string name = type_name(w) + (stream ? " streaming" : "");
@@ -185,8 +182,8 @@ Bandwidth copy_bandwidth(Context& c) {
           "the work-item with the last, partial vector must copy it float by float, and "
           "padding work-items must copy nothing");
       if (!outside.empty()) c.err << "vector_types: " << outside << "\n";
-      lab::Result row = lab::bandwidth_row(name, "n=" + std::to_string(n), timing,
-                                           8.0 * double(n), check, guard.total());
+      lab::Result row = lab::bandwidth_row(name, "n=" + std::to_string(n), timing, 8.0 * double(n),
+                                           check, guard.total());
       row.tunables = {{"VW", std::int64_t(w)}, {"STREAM", stream ? 1 : 0}};
       const std::string short_run = lab::too_short_to_compare(timing.time.median, c.env.device);
       if (!short_run.empty()) row.note = "this copy's " + short_run;
@@ -199,10 +196,9 @@ Bandwidth copy_bandwidth(Context& c) {
   }
 
   // Each width as a fraction of the best.
-  const auto best = std::max_element(result.rows.begin(), result.rows.end(),
-                                     [](const lab::Result& a, const lab::Result& b) {
-                                       return a.rate < b.rate;
-                                     });
+  const auto best =
+      std::max_element(result.rows.begin(), result.rows.end(),
+                       [](const lab::Result& a, const lab::Result& b) { return a.rate < b.rate; });
   for (lab::Result& row : result.rows) {
     row.percent = 100.0 * row.rate / best->rate;
     row.reference = "best, " + best->variant + " " + rate_text(best->rate);

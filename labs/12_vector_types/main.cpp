@@ -24,12 +24,13 @@ int main(int argc, char** argv) {
                        "bandwidth: plain stores, streaming (non-temporal) stores, both, or auto "
                        "(default: streaming on a CPU device, plain elsewhere)",
                        vector_types::store_names());
-        cli.add_size("--local", s.local,
-                     "Work-group size (default 256; 0: the runtime chooses)", 0);
-        cli.add_size("--items", s.items, "operations: vectors each kernel processes (default 4099)");
+        cli.add_size("--local", s.local, "Work-group size (default 256; 0: the runtime chooses)",
+                     0);
+        cli.add_size("--items", s.items,
+                     "operations: vectors each kernel processes (default 4099)");
         cli.add_text("--operations", operations,
-                     "operations: kernels to run, a list of " +
-                         vector_types::operation_list(", ") + " (default all)");
+                     "operations: kernels to run, a list of " + vector_types::operation_list(", ") +
+                         " (default all)");
         cli.parse();
         const auto& opt = cli.options();
         s.widths = lab::parse_size_list("--widths", widths);

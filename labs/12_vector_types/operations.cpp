@@ -36,11 +36,11 @@ int saturate(float value) {
 // Components in float, exactly as the device rounds them: each operation below is one IEEE
 // operation on both sides.
 const Operation kOperations[] = {
-    {"literals", "(float4)(v.s0, v.s1, 2, -1), (float4)(v.s3), (float8)(v.s23, (float2)(0.5, v.s0), v)",
-     4, 16,
+    {"literals",
+     "(float4)(v.s0, v.s1, 2, -1), (float4)(v.s3), (float8)(v.s23, (float2)(0.5, v.s0), v)", 4, 16,
      [](const float* v, double* want, double*) {
        const float out[16] = {v[0], v[1], 2.0f, -1.0f, v[3], v[3], v[3], v[3],
-                              v[2], v[3], 0.5f, v[0], v[0], v[1], v[2], v[3]};
+                              v[2], v[3], 0.5f, v[0],  v[0], v[1], v[2], v[3]};
        std::copy(out, out + 16, want);
      }},
     {"swizzles", "v.wzyx, v.xxyy, f = v with f.z = 1 and f.wx = v.xy, f.wzxy", 4, 16,
@@ -123,8 +123,8 @@ const Operation kOperations[] = {
        want[12] = any_greater, want[13] = all_greater, want[14] = any_negative;
        want[15] = all_below;
      }},
-    {"int_vectors", "vi0 = (int4)(-7), vi0.lo = vi1.hi, (int8)(vi0, vi1.s01, vi1.odd), +=, abs",
-     4, 16,
+    {"int_vectors", "vi0 = (int4)(-7), vi0.lo = vi1.hi, (int8)(vi0, vi1.s01, vi1.odd), +=, abs", 4,
+     16,
      [](const float* v, double* want, double*) {
        int vi1[4], vi0[4] = {-7, -7, -7, -7};
        for (int k = 0; k < 4; ++k) vi1[k] = static_cast<int>(v[k] * 8.0f);  // toward zero
@@ -202,8 +202,8 @@ std::vector<lab::Result> operations(Context& c) {
     const Operation& op = *find_operation(names[index]);
     c.out << "  " << op.kernel << ": " << op.shows << "\n";
     const std::uint64_t in_floats = items * op.in, out_floats = items * op.out;
-    const auto x = lab::random_vector<float>(in_floats, lab::derive_seed(c.options.seed, 10 + index),
-                                             -4.0f, 4.0f);
+    const auto x = lab::random_vector<float>(
+        in_floats, lab::derive_seed(c.options.seed, 10 + index), -4.0f, 4.0f);
     std::vector<double> want(out_floats), scale(out_floats, 0.0);
     for (std::uint64_t i = 0; i < items; ++i) {
       op.host(&x[i * op.in], &want[i * op.out], &scale[i * op.out]);
@@ -213,7 +213,8 @@ std::vector<lab::Result> operations(Context& c) {
     const std::string out_type = "float" + std::to_string(op.out) + "*";
     cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> kernel(lab::make_kernel(
         program,
-        {op.kernel, {{"", "ulong", "items"}, {"global", in_type, "x"}, {"global", out_type, "out"}}}));
+        {op.kernel,
+         {{"", "ulong", "items"}, {"global", in_type, "x"}, {"global", out_type, "out"}}}));
     const lab::Launch1D launch = lab::plan_1d(kernel.getKernel(), c.env.device, items, s.local);
     lab::GuardedBuffer<float> x_buf(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, in_floats, 0,
                                     x.data());
@@ -237,16 +238,15 @@ std::vector<lab::Result> operations(Context& c) {
         const int k = static_cast<int>(first.index % op.out);
         const float* v = &x[item * op.in];
         c.err << "vector_types: " << op.kernel << ": " << check.mismatches << " of " << out_floats
-              << " components wrong; the first, out[" << item << "]." << component(k)
-              << ", holds " << name_of(first.got, v, op.in) << " where "
-              << name_of(first.want, v, op.in) << " belongs: check the notation that fills "
-              << component(k) << " of the result (" << op.shows
-              << "; .x .y .z .w are .s0 .s1 .s2 .s3)\n";
+              << " components wrong; the first, out[" << item << "]." << component(k) << ", holds "
+              << name_of(first.got, v, op.in) << " where " << name_of(first.want, v, op.in)
+              << " belongs: check the notation that fills " << component(k) << " of the result ("
+              << op.shows << "; .x .y .z .w are .s0 .s1 .s2 .s3)\n";
       }
     }
     const lab::GuardCheck guard = out.check_guards(c.env.queue);
-    const std::string outside = lab::describe_guard_writes(
-        guard, what, "padding work-items need `if (i >= items) return`");
+    const std::string outside =
+        lab::describe_guard_writes(guard, what, "padding work-items need `if (i >= items) return`");
     if (!outside.empty()) c.err << "vector_types: " << outside << "\n";
 
     lab::Result row;

@@ -15,12 +15,12 @@ const std::vector<std::string>& part_names();  // bandwidth, operations, all
 
 struct Settings {
   std::string part = "all";
-  std::uint64_t n = std::uint64_t{1} << 24;       // bandwidth: floats copied
+  std::uint64_t n = std::uint64_t{1} << 24;           // bandwidth: floats copied
   std::vector<std::uint64_t> widths{1, 2, 4, 8, 16};  // bandwidth: VW of each copy kernel
-  std::string stores = "auto";                    // bandwidth: plain, streaming, both, auto
-  std::uint64_t local = 256;                      // work-group size (0: the runtime's)
-  std::uint64_t items = 4099;                     // operations: vectors per kernel
-  std::vector<std::string> operations;            // operations: kernels to run (all when empty)
+  std::string stores = "auto";                        // bandwidth: plain, streaming, both, auto
+  std::uint64_t local = 256;                          // work-group size (0: the runtime's)
+  std::uint64_t items = 4099;                         // operations: vectors per kernel
+  std::vector<std::string> operations;                // operations: kernels to run (all when empty)
 };
 
 // --stores: auto (streaming on a CPU device, plain elsewhere), plain, streaming, both.
@@ -45,7 +45,8 @@ struct Bandwidth {
   nlohmann::json details = nlohmann::json::object();
 };
 Bandwidth copy_bandwidth(Context& c);
-// Whether each pass over the widths streams its stores: --stores, with auto resolved for the device.
+// Whether each pass over the widths streams its stores: --stores, with auto resolved for the
+// device.
 std::vector<bool> streaming_modes(const Context& c);
 
 // The names of the operations' kernels, in the order they run, and joined by `separator`.
