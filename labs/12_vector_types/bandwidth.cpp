@@ -93,13 +93,8 @@ Paired alternate(const lab::Options& options, const std::function<cl::Event()>& 
   return paired;
 }
 
-}  // namespace
-
-const std::vector<std::string>& store_names() {
-  static const std::vector<std::string> names{"auto", "plain", "streaming", "both"};
-  return names;
-}
-
+// Whether each pass over the widths streams its stores: --stores, with auto resolved for the
+// device.
 std::vector<bool> streaming_modes(const Context& c) {
   std::string stores = c.settings.stores;
   if (stores == "auto") {
@@ -108,6 +103,13 @@ std::vector<bool> streaming_modes(const Context& c) {
   }
   if (stores == "both") return {false, true};
   return {stores == "streaming"};
+}
+
+}  // namespace
+
+const std::vector<std::string>& store_names() {
+  static const std::vector<std::string> names{"auto", "plain", "streaming", "both"};
+  return names;
 }
 
 const std::vector<std::string>& part_names() {

@@ -46,6 +46,10 @@ int main(int argc, char** argv) {
         lab::Env env = lab::open_device(opt, cli.out());
         const bool all = s.part == "all";
         if (all || s.part == "bandwidth") lab::check_memory(env, s.n * sizeof(float), 2, 4, "-n");
+        // The widest operation reads and writes 16 floats per item.
+        if (all || s.part == "operations") {
+          lab::check_memory(env, s.items * 16 * sizeof(float), 2, 4, "--items");
+        }
 
         // 3-7. Each demonstration: host data and reference, buffers, kernels, runs, checks
         vector_types::Context context{env, opt, s, cli.out(), std::cerr};

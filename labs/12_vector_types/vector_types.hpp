@@ -45,9 +45,6 @@ struct Bandwidth {
   nlohmann::json details = nlohmann::json::object();
 };
 Bandwidth copy_bandwidth(Context& c);
-// Whether each pass over the widths streams its stores: --stores, with auto resolved for the
-// device.
-std::vector<bool> streaming_modes(const Context& c);
 
 // The names of the operations' kernels, in the order they run, and joined by `separator`.
 std::vector<std::string> operation_names();
