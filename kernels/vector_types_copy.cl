@@ -7,8 +7,10 @@
 // bytes for every 8 it copies; -D STREAM=1 writes with non-temporal stores instead (clang's
 // __builtin_nontemporal_store, which PoCL and Oclgrind compile), as memcpy does for large copies.
 // Indices: q is the vector a work-item owns, elements q*VW .. q*VW + VW-1; n is the length in
-// floats, any value >= 1. The work-item holding the last, partial vector copies its 1 to VW-1
-// floats one by one; padding work-items (q*VW >= n) do nothing.
+// floats, any value >= 1, and n / VW vectors are whole. Work-item n / VW copies the 0 to VW-1
+// floats left after them one by one; padding work-items (q > n / VW) do nothing. Comparing q with
+// n / VW, which the compiler computes once, keeps a whole vector's path to one compare: on a CPU,
+// where a work-item is one iteration of a loop, each extra instruction there costs bandwidth.
 #ifndef VW
 #define VW 4  // vector width: 1, 2, 4, 8 or 16 floats per work-item
 #endif
@@ -29,8 +31,8 @@
 
 __kernel void copy_vw(const ulong n, __global const float* src, __global float* dst) {
   const size_t q = get_global_id(0);
-  const size_t first = q * VW;
-  if (first + VW <= n) {
+  const size_t whole = n / VW;
+  if (q < whole) {
     // Buffers start aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN, so vector q is aligned too.
     const VTYPE value = ((__global const VTYPE*)src)[q];
 #if STREAM
@@ -38,7 +40,7 @@ __kernel void copy_vw(const ulong n, __global const float* src, __global float* 
 #else
     ((__global VTYPE*)dst)[q] = value;
 #endif
-  } else {
-    for (size_t i = first; i < n; ++i) dst[i] = src[i];
+  } else if (q == whole) {
+    for (size_t i = whole * VW; i < n; ++i) dst[i] = src[i];
   }
 }

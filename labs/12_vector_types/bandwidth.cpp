@@ -62,35 +62,59 @@ class HostCopy {
   unsigned threads_;
 };
 
-// The best kernel against memcpy on a shared machine whose bandwidth drifts from second to second:
-// the two alternate, run by run, and the share is the median of the runs' ratios.
+// Every width against memcpy on a shared machine whose bandwidth drifts from second to second:
+// each kernel takes turns with memcpy, run by run, and its share is the median of its runs'
+// ratios. Timing the widths one after another would let a slow second favour one of them.
 struct Paired {
-  lab::Timing host;            // memcpy's runs
-  std::vector<double> shares;  // kernel rate / memcpy rate, run by run
+  lab::Timing host;                         // memcpy's runs
+  std::vector<std::vector<double>> shares;  // per launch: kernel rate / memcpy rate, run by run
 };
-Paired alternate(const lab::Options& options, const std::function<cl::Event()>& launch,
-                 HostCopy& host_copy) {
-  const auto kernel_seconds = [&] {
+Paired alternate(const lab::Options& options,
+                 const std::vector<std::function<cl::Event()>>& launches, HostCopy& host_copy) {
+  const auto kernel_seconds = [](const std::function<cl::Event()>& launch) {
     cl::Event event = launch();
     event.wait();
     return lab::event_times(event).start_to_end.count() * 1e-9;
   };
-  for (int i = 0; i < options.warmup; ++i) {
-    kernel_seconds();
-    host_copy();
+  // The long-run rule of lab::time_launches: once a run takes over kLongRunSeconds, no more
+  // warm-ups and at most kLongRunReps timed rounds.
+  double longest = 0;
+  int warmups = 0;
+  for (; warmups < options.warmup && longest <= lab::kLongRunSeconds; ++warmups) {
+    for (const auto& launch : launches) {
+      longest = std::max({longest, kernel_seconds(launch), host_copy()});
+    }
   }
   Paired paired;
+  paired.shares.resize(launches.size());
   std::vector<double> host_seconds;
   for (int i = 0; i < options.reps; ++i) {
-    const double kernel = kernel_seconds();
-    host_seconds.push_back(host_copy());
-    paired.shares.push_back(host_seconds.back() / kernel);
+    if (longest > lab::kLongRunSeconds && i >= lab::kLongRunReps) break;
+    for (std::size_t k = 0; k < launches.size(); ++k) {
+      const double kernel = kernel_seconds(launches[k]);
+      host_seconds.push_back(host_copy());
+      paired.shares[k].push_back(host_seconds.back() / kernel);
+      longest = std::max({longest, kernel, host_seconds.back()});
+    }
   }
   paired.host.time = lab::summarize(host_seconds);
-  paired.host.warmup = options.warmup;
-  paired.host.reps = options.reps;
+  paired.host.warmup = warmups * int(launches.size());
+  paired.host.reps = int(host_seconds.size());
   paired.host.clock = "host";
   return paired;
+}
+
+// "4096, the kernel's largest: ..." for the bandwidth part's header.
+std::string describe_group_sizes(const Context& c, std::uint64_t local) {
+  if (c.settings.local) {
+    return local == 0 ? "the runtime's choice (--local 0)" : std::to_string(local) + " (--local)";
+  }
+  if (c.env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) {
+    return std::to_string(local) +
+           ", the kernel's largest: on a CPU device a work-group is one task for one thread, "
+           "and fewer, larger tasks cost less to hand out";
+  }
+  return std::to_string(local);
 }
 
 // Whether each pass over the widths streams its stores: --stores, with auto resolved for the
@@ -106,6 +130,13 @@ std::vector<bool> streaming_modes(const Context& c) {
 }
 
 }  // namespace
+
+std::uint64_t group_size(const Context& c, const cl::Kernel& kernel) {
+  if (c.settings.local) return *c.settings.local;
+  const std::uint64_t largest = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(c.env.device);
+  if (c.env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) return largest;
+  return std::min<std::uint64_t>(256, largest);
+}
 
 const std::vector<std::string>& store_names() {
   static const std::vector<std::string> names{"auto", "plain", "streaming", "both"};
@@ -136,24 +167,16 @@ Bandwidth copy_bandwidth(Context& c) {
   const std::uint64_t n = s.n;
   c.out << "\nbandwidth: dst = src over " << n << " floats (" << lab::format_bytes(4.0 * double(n))
         << " each way), VW floats per work-item through one floatVW load and store\n";
-  // dst's guard zone covers the widest launch's overreach: a kernel that drops the check for the
-  // last, partial vector writes there instead of past the buffer. src holds that many random
-  // floats past n (the kernels are told n), so what such a kernel copies never looks like guard
-  // bytes.
-  std::uint64_t reach = 0;
-  for (const std::uint64_t w : s.widths) {
-    const std::uint64_t vectors = (n + w - 1) / w;
-    const std::uint64_t padded = s.local == 0 ? vectors : lab::round_up(vectors, s.local);
-    reach = std::max(reach, padded * w - n);
-  }
-  const auto source =
-      lab::random_vector<float>(n + reach, lab::derive_seed(c.options.seed, 0), -1.0f, 1.0f);
-  lab::GuardedBuffer<float> src(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n + reach, 0,
-                                source.data());
-  lab::GuardedBuffer<float> dst(c.env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, n, reach);
-
-  Bandwidth result;
-  std::vector<std::function<cl::Event()>> launches;  // each row's, for the pairing with memcpy
+  // One copy kernel per store mode and width, planned before the buffers: dst's guard zone covers
+  // the widest launch's overreach.
+  struct Copy {
+    std::string name;
+    std::uint64_t width;
+    bool stream;
+    cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> kernel;
+    lab::Launch1D launch;
+  };
+  std::vector<Copy> copies;
   for (const bool stream : streaming_modes(c)) {
     for (const std::uint64_t w : s.widths) {
       const lab::Program program = lab::build_program(
@@ -164,37 +187,54 @@ Bandwidth copy_bandwidth(Context& c) {
           program,
           {"copy_vw",
            {{"", "ulong", "n"}, {"global", "float*", "src"}, {"global", "float*", "dst"}}}));
-      const lab::Launch1D launch =
-          lab::plan_1d(copy.getKernel(), c.env.device, (n + w - 1) / w, s.local);
-      launches.push_back([&, copy, launch]() mutable {
-        return copy(launch.args(c.env.queue), n, src.buffer(), dst.buffer());
-      });
-      dst.reset(c.env.queue);
-      const lab::Timing timing = lab::time_launches(c.options, launches.back(), c.out);
-      const std::string name = type_name(w) + (stream ? " streaming" : "");
-      lab::CheckResult check;
-      {
-        const lab::Mapping<float> got = dst.fetch(c.env.queue);
-        check = lab::compare(got.data(), source.data(), n, lab::Tolerance::exact(), c.err,
-                             "dst (" + name + ")");
-      }
-      const lab::GuardCheck guard = dst.check_guards(c.env.queue);
-      const std::string outside = lab::describe_guard_writes(
-          guard, "dst (" + name + ")",
-          "the work-item with the last, partial vector must copy it float by float, and "
-          "padding work-items must copy nothing");
-      if (!outside.empty()) c.err << "vector_types: " << outside << "\n";
-      lab::Result row = lab::bandwidth_row(name, "n=" + std::to_string(n), timing, 8.0 * double(n),
-                                           check, guard.total());
-      row.tunables = {{"VW", std::int64_t(w)}, {"STREAM", stream ? 1 : 0}};
-      const std::string short_run = lab::too_short_to_compare(timing.time.median, c.env.device);
-      if (!short_run.empty()) row.note = "this copy's " + short_run;
-      result.details["widths"][name] = {{"rate_gb_s", row.rate},
-                                        {"median_s", timing.time.median},
-                                        {"min_s", timing.time.min},
-                                        {"passed", row.passed}};
-      result.rows.push_back(row);
+      const lab::Launch1D launch = lab::plan_1d(copy.getKernel(), c.env.device, (n + w - 1) / w,
+                                                group_size(c, copy.getKernel()));
+      copies.push_back({type_name(w) + (stream ? " streaming" : ""), w, stream, copy, launch});
     }
+  }
+  c.out << "work-group size: " << describe_group_sizes(c, copies.front().launch.local) << "\n";
+  // A kernel that drops the check for the last, partial vector writes into the guard zone instead
+  // of past the buffer. src holds that many random floats past n (the kernels are told n), so what
+  // such a kernel copies never looks like guard bytes.
+  std::uint64_t reach = 0;
+  for (const Copy& copy : copies) reach = std::max(reach, copy.launch.global * copy.width - n);
+  const auto source =
+      lab::random_vector<float>(n + reach, lab::derive_seed(c.options.seed, 0), -1.0f, 1.0f);
+  lab::GuardedBuffer<float> src(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n + reach, 0,
+                                source.data());
+  lab::GuardedBuffer<float> dst(c.env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, n, reach);
+
+  Bandwidth result;
+  std::vector<std::function<cl::Event()>> launches;  // each row's, for the pairing with memcpy
+  for (Copy& copy : copies) {
+    launches.push_back([&, kernel = copy.kernel, launch = copy.launch]() mutable {
+      return kernel(launch.args(c.env.queue), n, src.buffer(), dst.buffer());
+    });
+    dst.reset(c.env.queue);
+    const lab::Timing timing = lab::time_launches(c.options, launches.back(), c.out);
+    lab::CheckResult check;
+    {
+      const lab::Mapping<float> got = dst.fetch(c.env.queue);
+      check = lab::compare(got.data(), source.data(), n, lab::Tolerance::exact(), c.err,
+                           "dst (" + copy.name + ")");
+    }
+    const lab::GuardCheck guard = dst.check_guards(c.env.queue);
+    const std::string outside = lab::describe_guard_writes(
+        guard, "dst (" + copy.name + ")",
+        "the work-item with the last, partial vector must copy it float by float, and "
+        "padding work-items must copy nothing");
+    if (!outside.empty()) c.err << "vector_types: " << outside << "\n";
+    lab::Result row = lab::bandwidth_row(copy.name, "n=" + std::to_string(n), timing,
+                                         8.0 * double(n), check, guard.total());
+    row.tunables = {{"VW", std::int64_t(copy.width)}, {"STREAM", copy.stream ? 1 : 0}};
+    const std::string short_run = lab::too_short_to_compare(timing.time.median, c.env.device);
+    if (!short_run.empty()) row.note = "this copy's " + short_run;
+    result.details["widths"][copy.name] = {{"rate_gb_s", row.rate},
+                                           {"median_s", timing.time.median},
+                                           {"min_s", timing.time.min},
+                                           {"local", copy.launch.local},
+                                           {"passed", row.passed}};
+    result.rows.push_back(row);
   }
 
   // Each width as a fraction of the best.
@@ -213,24 +253,36 @@ Bandwidth copy_bandwidth(Context& c) {
   if (c.env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) {
     const unsigned threads = c.env.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
     HostCopy host_copy(n, lab::derive_seed(c.options.seed, 7), threads);
-    const Paired paired =
-        alternate(c.options, launches[std::size_t(best - result.rows.begin())], host_copy);
-    const double share = lab::summarize(paired.shares).median;
+    const Paired paired = alternate(c.options, launches, host_copy);
+    std::vector<double> shares;  // per row: the median of its paired ratios
+    std::string list;
+    for (std::size_t k = 0; k < launches.size(); ++k) {
+      shares.push_back(lab::summarize(paired.shares[k]).median);
+      result.details["widths"][result.rows[k].variant]["memcpy_share"] = shares.back();
+      char part[64];
+      std::snprintf(part, sizeof part, "%s%s %.0f%%", k == 0 ? "" : ", ",
+                    result.rows[k].variant.c_str(), 100.0 * shares.back());
+      list += part;
+    }
+    const std::size_t top =
+        std::size_t(std::max_element(shares.begin(), shares.end()) - shares.begin());
     lab::Result host = lab::bandwidth_row("memcpy " + std::to_string(threads) + " threads",
                                           "n=" + std::to_string(n), paired.host, 8.0 * double(n),
                                           host_copy.check(c.err), 0);
-    char text[200];
+    char text[160];
     std::snprintf(text, sizeof text,
-                  "the best width, %s, copies at %.0f%% of the host's memcpy over %u threads "
-                  "(%s), the median of %d runs made alternately with it",
-                  best->variant.c_str(), 100.0 * share, threads, rate_text(host.rate).c_str(),
-                  c.options.reps);
+                  "the best width, %s, copies at %.0f%% of the host's memcpy over %u threads (%s)",
+                  result.rows[top].variant.c_str(), 100.0 * shares[top], threads,
+                  rate_text(host.rate).c_str());
     c.out << text << "\n";
+    c.out << "each width took turns with memcpy, " << paired.shares.front().size()
+          << " runs each; the medians of their ratios: " << list << "\n";
     host.note = text;
     result.details["host_memcpy"] = {{"threads", threads},
                                      {"rate_gb_s", host.rate},
                                      {"median_s", host.time->median},
-                                     {"best_width_share", share}};
+                                     {"best_width", result.rows[top].variant},
+                                     {"best_width_share", shares[top]}};
     result.rows.push_back(host);
   }
   return result;

@@ -24,8 +24,10 @@ int main(int argc, char** argv) {
                        "bandwidth: plain stores, streaming (non-temporal) stores, both, or auto "
                        "(default: streaming on a CPU device, plain elsewhere)",
                        vector_types::store_names());
-        cli.add_size("--local", s.local, "Work-group size (default 256; 0: the runtime chooses)",
-                     0);
+        std::string local = "auto";
+        cli.add_text("--local", local,
+                     "Work-group size, 0 to let the runtime choose, or auto (default: the "
+                     "kernel's largest on a CPU device, 256 elsewhere)");
         cli.add_size("--items", s.items,
                      "operations: vectors each kernel processes (default 4099)");
         cli.add_text("--operations", operations,
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
                          " (default all)");
         cli.parse();
         const auto& opt = cli.options();
+        if (local != "auto") s.local = lab::parse_size("--local", local, 0);
         s.widths = lab::parse_size_list("--widths", widths);
         vector_types::check_widths(s.widths);
         s.operations = vector_types::parse_operations(operations);
@@ -66,7 +69,7 @@ int main(int argc, char** argv) {
         // 8. Report
         report.details()["n"] = s.n;
         report.details()["items"] = s.items;
-        report.details()["local"] = s.local;
+        report.details()["local"] = s.local ? nlohmann::json(*s.local) : nlohmann::json("auto");
         report.print(cli.format(), std::cout);
         return report.exit_code();
       });

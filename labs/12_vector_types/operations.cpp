@@ -215,7 +215,8 @@ std::vector<lab::Result> operations(Context& c) {
         program,
         {op.kernel,
          {{"", "ulong", "items"}, {"global", in_type, "x"}, {"global", out_type, "out"}}}));
-    const lab::Launch1D launch = lab::plan_1d(kernel.getKernel(), c.env.device, items, s.local);
+    const lab::Launch1D launch =
+        lab::plan_1d(kernel.getKernel(), c.env.device, items, group_size(c, kernel.getKernel()));
     lab::GuardedBuffer<float> x_buf(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, in_floats, 0,
                                     x.data());
     lab::GuardedBuffer<float> out(c.env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, out_floats,

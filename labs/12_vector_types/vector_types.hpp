@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@ struct Settings {
   std::uint64_t n = std::uint64_t{1} << 24;           // bandwidth: floats copied
   std::vector<std::uint64_t> widths{1, 2, 4, 8, 16};  // bandwidth: VW of each copy kernel
   std::string stores = "auto";                        // bandwidth: plain, streaming, both, auto
-  std::uint64_t local = 256;                          // work-group size (0: the runtime's)
+  std::optional<std::uint64_t> local;                 // work-group size (0: the runtime's;
+                                                      // none: group_size() picks)
   std::uint64_t items = 4099;                         // operations: vectors per kernel
   std::vector<std::string> operations;                // operations: kernels to run (all when empty)
 };
@@ -37,6 +39,11 @@ struct Context {
   std::ostream& out;
   std::ostream& err;
 };
+
+// The work-group size for `kernel`: --local where it was given, otherwise the kernel's largest
+// (CL_KERNEL_WORK_GROUP_SIZE) on a CPU device, where a work-group is one task for one thread and
+// each task has a fixed cost, and 256 elsewhere.
+std::uint64_t group_size(const Context& c, const cl::Kernel& kernel);
 
 // The bandwidth part's rows (one per width, each as a fraction of the best, and on a CPU device
 // the host's multi-threaded memcpy) and what the report's details record about them.
