@@ -24,7 +24,9 @@ print(f"vector_types on {report['device']}, n = {n} floats, median of {reps} run
 for row in report["results"]:
     print(f"  {row['variant']:<18} {row['rate']:9.1f} GB/s  {row['status']}")
 bandwidth = report["details"]["bandwidth"]
-best = bandwidth["best"]
+best = bandwidth.get("best")
+if best is None:
+    sys.exit("no width copied correctly: see the lab's mismatches (run it without --json)")
 print(f"best width: {best['type']} {best['rate_gb_s']:.1f} GB/s")
 host = bandwidth.get("host_memcpy")
 if host:

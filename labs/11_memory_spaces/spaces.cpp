@@ -44,16 +44,23 @@ lab::Result checked_row(Context& c, lab::GuardedBuffer<float>& buffer, const dou
   return lab::bandwidth_row(variant, size, timing, bytes, check, guard.total());
 }
 
-// The sentence and note for a kernel built without its barriers: a wrong result is the race the
-// check caught; a right one was luck.
-void explain_missing_barrier(Context& c, lab::Result& row, const std::string& kernel,
-                             const std::string& what_is_read) {
-  if (!c.settings.no_barrier) return;
+// The sentence and note for a local-memory kernel whose barriers may be missing: built without
+// them (--no-barrier), a wrong result is the race the check caught and a right one was luck; a
+// student's kernel that fails may have lost one. `race` says what goes wrong without them.
+void explain_barrier(Context& c, lab::Result& row, const std::string& kernel,
+                     const std::string& race) {
+  if (!c.settings.no_barrier) {
+    if (row.wrong > 0) {
+      c.err << "memory_spaces: " << kernel << ": " << row.wrong << " of " << row.checked
+            << " elements are wrong. A missing or misplaced barrier does this: without one, "
+            << race << " (oclgrind --data-races names such a race); a wrong index does too\n";
+    }
+    return;
+  }
   if (row.wrong > 0) {
     c.err << "memory_spaces: " << kernel << " without its barrier: " << row.wrong << " of "
-          << row.checked << " elements are wrong, because work-items read " << what_is_read
-          << " before the work-items that load it had done so (a data race: oclgrind "
-             "--data-races names it)\n";
+          << row.checked << " elements are wrong, because " << race
+          << " (a data race: oclgrind --data-races names it)\n";
     row.note = "built without the barrier: the race showed";
   } else {
     row.note =
@@ -121,7 +128,8 @@ std::vector<lab::Result> constant_table(Context& c, const lab::CopyBaseline& cop
         c.options, [&] { return enqueue_1d(c.env, kernel, launch); }, c.out);
     lab::Result row = checked_row(c, y, want.data(), allowed, name, size, timing, 8.0 * double(n),
                                   std::string("y (") + name + ")",
-                                  "padding work-items need `if (i >= n) return`");
+                                  "each work-item writes y[i] only, and padding work-items stop "
+                                  "at `if (i >= n) return`");
     lab::relate_to_copy(row, copy);
     rows.push_back(row);
   }
@@ -220,7 +228,9 @@ std::vector<lab::Result> tiles(Context& c) {
       std::to_string(H) + "x" + std::to_string(W), timing, 12.0 * double(elements), "c",
       "the launch is padded to whole tiles: work-items outside the matrix must not write c", W);
   row.tunables = {{"TILE_DIM_X", std::int64_t(TX)}, {"TILE_DIM_Y", std::int64_t(TY)}};
-  explain_missing_barrier(c, row, "fill_tiles", "tile elements");
+  explain_barrier(c, row, "fill_tiles",
+                  "work-items read tile elements before the work-items that store them had "
+                  "done so");
   return {row};
 }
 
@@ -285,7 +295,12 @@ std::vector<lab::Result> rows(Context& c) {
         std::string("Y (") + name + ")", "padding work-items (i >= M) must not write Y", M);
     row.rate = lab::gigaflops(2.0 * double(R) * double(M) * double(K), timing.time.median);
     row.unit = "GFLOP/s";
-    explain_missing_barrier(c, row, name, "the row of B");
+    explain_barrier(c, row, name,
+                    std::string(name) == "rows_async"
+                        ? "the group's copy of row j+1 of B overwrites row j while some "
+                          "work-items still read it"
+                        : "work-items read row j of B before the work-items that copy it had "
+                          "done so, or while row j+1 overwrites it");
     rows.push_back(row);
   }
   if (rows[0].rate > 0) {
@@ -342,7 +357,8 @@ std::vector<lab::Result> private_arrays(Context& c, const lab::CopyBaseline& cop
     const std::string name = "private P=" + std::to_string(P);
     lab::Result row = checked_row(c, out, want.data(), allowed, name, elements_text(n), timing,
                                   4.0 * double(n + items), "out (" + name + ")",
-                                  "padding work-items need `if (i >= items) return`");
+                                  "each work-item writes its own element only, and padding "
+                                  "work-items stop at `if (i >= items) return`");
     row.tunables = {{"PRIVATE_SIZE", std::int64_t(P)}};
     const cl_ulong reported = kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(c.env.device);
     row.note = "the driver reports " + lab::format_bytes(double(reported)) +

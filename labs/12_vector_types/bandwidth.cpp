@@ -66,8 +66,10 @@ class HostCopy {
 // each kernel takes turns with memcpy, run by run, and its share is the median of its runs'
 // ratios. Timing the widths one after another would let a slow second favour one of them.
 struct Paired {
-  lab::Timing host;                         // memcpy's runs
-  std::vector<std::vector<double>> shares;  // per launch: kernel rate / memcpy rate, run by run
+  lab::Timing host;                          // memcpy's runs
+  std::vector<std::vector<double>> shares;   // per launch: kernel rate / memcpy rate, run by run
+  std::vector<std::vector<double>> kernel;   // per launch: the kernel's seconds, run by run
+  std::vector<std::vector<double>> partner;  // per launch: the memcpy seconds paired with them
 };
 Paired alternate(const lab::Options& options,
                  const std::vector<std::function<cl::Event()>>& launches, HostCopy& host_copy) {
@@ -87,6 +89,8 @@ Paired alternate(const lab::Options& options,
   }
   Paired paired;
   paired.shares.resize(launches.size());
+  paired.kernel.resize(launches.size());
+  paired.partner.resize(launches.size());
   std::vector<double> host_seconds;
   for (int i = 0; i < options.reps; ++i) {
     if (longest > lab::kLongRunSeconds && i >= lab::kLongRunReps) break;
@@ -94,6 +98,8 @@ Paired alternate(const lab::Options& options,
       const double kernel = kernel_seconds(launches[k]);
       host_seconds.push_back(host_copy());
       paired.shares[k].push_back(host_seconds.back() / kernel);
+      paired.kernel[k].push_back(kernel);
+      paired.partner[k].push_back(host_seconds.back());
       longest = std::max({longest, kernel, host_seconds.back()});
     }
   }
@@ -237,54 +243,76 @@ Bandwidth copy_bandwidth(Context& c) {
     result.rows.push_back(row);
   }
 
-  // Each width as a fraction of the best.
-  const auto best =
-      std::max_element(result.rows.begin(), result.rows.end(),
-                       [](const lab::Result& a, const lab::Result& b) { return a.rate < b.rate; });
-  for (lab::Result& row : result.rows) {
-    row.percent = 100.0 * row.rate / best->rate;
-    row.reference = "best, " + best->variant + " " + rate_text(best->rate);
+  // Each width as a fraction of the best that copied correctly.
+  std::vector<std::size_t> passed;  // rows whose copy was right, the only ones ranked
+  for (std::size_t k = 0; k < result.rows.size(); ++k) {
+    if (result.rows[k].passed) passed.push_back(k);
   }
-  result.details["best"] = {{"type", best->variant}, {"rate_gb_s", best->rate}};
-  c.out << "best width: " << best->variant << " at " << rate_text(best->rate) << "\n";
+  if (passed.empty()) {
+    c.out << "best width: none, every width's copy was wrong (see the mismatches above)\n";
+    return result;
+  }
+  const std::size_t best = *std::max_element(
+      passed.begin(), passed.end(),
+      [&](std::size_t a, std::size_t b) { return result.rows[a].rate < result.rows[b].rate; });
+  const lab::Result& top_row = result.rows[best];
+  for (const std::size_t k : passed) {
+    result.rows[k].percent = 100.0 * result.rows[k].rate / top_row.rate;
+    result.rows[k].reference = "best, " + top_row.variant + " " + rate_text(top_row.rate);
+  }
+  result.details["best"] = {{"type", top_row.variant}, {"rate_gb_s", top_row.rate}};
+  c.out << "best width: " << top_row.variant << " at " << rate_text(top_row.rate) << "\n";
 
   // A CPU device's memory is the host's: its copy should reach what memcpy reaches on as many
   // threads as the device has compute units.
-  if (c.env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) {
-    const unsigned threads = c.env.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
-    HostCopy host_copy(n, lab::derive_seed(c.options.seed, 7), threads);
-    const Paired paired = alternate(c.options, launches, host_copy);
-    std::vector<double> shares;  // per row: the median of its paired ratios
-    std::string list;
-    for (std::size_t k = 0; k < launches.size(); ++k) {
-      shares.push_back(lab::summarize(paired.shares[k]).median);
-      result.details["widths"][result.rows[k].variant]["memcpy_share"] = shares.back();
-      char part[64];
-      std::snprintf(part, sizeof part, "%s%s %.0f%%", k == 0 ? "" : ", ",
-                    result.rows[k].variant.c_str(), 100.0 * shares.back());
-      list += part;
-    }
-    const std::size_t top =
-        std::size_t(std::max_element(shares.begin(), shares.end()) - shares.begin());
-    lab::Result host = lab::bandwidth_row("memcpy " + std::to_string(threads) + " threads",
-                                          "n=" + std::to_string(n), paired.host, 8.0 * double(n),
-                                          host_copy.check(c.err), 0);
-    char text[160];
-    std::snprintf(text, sizeof text,
-                  "the best width, %s, copies at %.0f%% of the host's memcpy over %u threads (%s)",
-                  result.rows[top].variant.c_str(), 100.0 * shares[top], threads,
-                  rate_text(host.rate).c_str());
-    c.out << text << "\n";
-    c.out << "each width took turns with memcpy, " << paired.shares.front().size()
-          << " runs each; the medians of their ratios: " << list << "\n";
-    host.note = text;
-    result.details["host_memcpy"] = {{"threads", threads},
-                                     {"rate_gb_s", host.rate},
-                                     {"median_s", host.time->median},
-                                     {"best_width", result.rows[top].variant},
-                                     {"best_width_share", shares[top]}};
-    result.rows.push_back(host);
+  if (!(c.env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU)) return result;
+  const unsigned threads = c.env.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+  const std::string short_run = lab::too_short_to_compare(top_row.time->median, c.env.device);
+  if (!short_run.empty()) {
+    c.out << "no comparison with memcpy: the best copy's " << short_run << "\n";
+    return result;
   }
+  HostCopy host_copy(n, lab::derive_seed(c.options.seed, 7), threads);
+  std::vector<std::function<cl::Event()>> ranked;
+  for (const std::size_t k : passed) ranked.push_back(launches[k]);
+  const Paired paired = alternate(c.options, ranked, host_copy);
+  std::vector<double> shares;  // per ranked row: the median of its paired ratios
+  std::string list;
+  for (std::size_t i = 0; i < passed.size(); ++i) {
+    const std::string& name = result.rows[passed[i]].variant;
+    shares.push_back(lab::summarize(paired.shares[i]).median);
+    result.details["widths"][name]["memcpy_share"] = shares.back();
+    char part[64];
+    std::snprintf(part, sizeof part, "%s%s %.0f%%", i == 0 ? "" : ", ", name.c_str(),
+                  100.0 * shares.back());
+    list += part;
+  }
+  const std::size_t closest =
+      std::size_t(std::max_element(shares.begin(), shares.end()) - shares.begin());
+  const std::string& name = result.rows[passed[closest]].variant;
+  const auto rate = [&](const std::vector<double>& seconds) {
+    return lab::gigabytes_per_second(8.0 * double(n), lab::summarize(seconds).median);
+  };
+  lab::Result host =
+      lab::bandwidth_row("memcpy " + std::to_string(threads) + " threads", "n=" + std::to_string(n),
+                         paired.host, 8.0 * double(n), host_copy.check(c.err), 0);
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "closest to the host's memcpy over %u threads: %s at %.0f%% of it (in the runs "
+                "that alternated with memcpy, %s against %s)",
+                threads, name.c_str(), 100.0 * shares[closest],
+                rate_text(rate(paired.kernel[closest])).c_str(),
+                rate_text(rate(paired.partner[closest])).c_str());
+  c.out << text << "\n";
+  c.out << "each width took turns with memcpy, " << paired.shares.front().size()
+        << " runs each; the medians of their ratios to it: " << list << "\n";
+  host.note = text;
+  result.details["host_memcpy"] = {{"threads", threads},
+                                   {"rate_gb_s", host.rate},
+                                   {"median_s", host.time->median},
+                                   {"best_width", name},
+                                   {"best_width_share", shares[closest]}};
+  result.rows.push_back(host);
   return result;
 }
 
