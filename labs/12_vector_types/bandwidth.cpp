@@ -67,9 +67,15 @@ class HostCopy {
 // ratios. Timing the widths one after another would let a slow second favour one of them.
 struct Paired {
   lab::Timing host;                          // memcpy's runs
-  std::vector<std::vector<double>> shares;   // per launch: kernel rate / memcpy rate, run by run
   std::vector<std::vector<double>> kernel;   // per launch: the kernel's seconds, run by run
   std::vector<std::vector<double>> partner;  // per launch: the memcpy seconds paired with them
+  // Launch k's share of memcpy's rate: the median of its runs' ratios.
+  double share(std::size_t k) const {
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < kernel[k].size(); ++i)
+      ratios.push_back(partner[k][i] / kernel[k][i]);
+    return lab::summarize(ratios).median;
+  }
 };
 Paired alternate(const lab::Options& options,
                  const std::vector<std::function<cl::Event()>>& launches, HostCopy& host_copy) {
@@ -88,7 +94,6 @@ Paired alternate(const lab::Options& options,
     }
   }
   Paired paired;
-  paired.shares.resize(launches.size());
   paired.kernel.resize(launches.size());
   paired.partner.resize(launches.size());
   std::vector<double> host_seconds;
@@ -97,7 +102,6 @@ Paired alternate(const lab::Options& options,
     for (std::size_t k = 0; k < launches.size(); ++k) {
       const double kernel = kernel_seconds(launches[k]);
       host_seconds.push_back(host_copy());
-      paired.shares[k].push_back(host_seconds.back() / kernel);
       paired.kernel[k].push_back(kernel);
       paired.partner[k].push_back(host_seconds.back());
       longest = std::max({longest, kernel, host_seconds.back()});
@@ -279,11 +283,11 @@ Bandwidth copy_bandwidth(Context& c) {
   std::vector<double> shares;  // per ranked row: the median of its paired ratios
   std::string list;
   for (std::size_t i = 0; i < passed.size(); ++i) {
-    const std::string& name = result.rows[passed[i]].variant;
-    shares.push_back(lab::summarize(paired.shares[i]).median);
-    result.details["widths"][name]["memcpy_share"] = shares.back();
+    const std::string& variant = result.rows[passed[i]].variant;
+    shares.push_back(paired.share(i));
+    result.details["widths"][variant]["memcpy_share"] = shares.back();
     char part[64];
-    std::snprintf(part, sizeof part, "%s%s %.0f%%", i == 0 ? "" : ", ", name.c_str(),
+    std::snprintf(part, sizeof part, "%s%s %.0f%%", i == 0 ? "" : ", ", variant.c_str(),
                   100.0 * shares.back());
     list += part;
   }
@@ -304,7 +308,7 @@ Bandwidth copy_bandwidth(Context& c) {
                 rate_text(rate(paired.kernel[closest])).c_str(),
                 rate_text(rate(paired.partner[closest])).c_str());
   c.out << text << "\n";
-  c.out << "each width took turns with memcpy, " << paired.shares.front().size()
+  c.out << "each width took turns with memcpy, " << paired.kernel.front().size()
         << " runs each; the medians of their ratios to it: " << list << "\n";
   host.note = text;
   result.details["host_memcpy"] = {{"threads", threads},
