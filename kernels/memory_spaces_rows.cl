@@ -10,6 +10,15 @@
 #define BARRIER 1
 #endif
 
+// Row j of Y at column i: the K floats of row j of B, staged in local memory, times column i of
+// A. Both kernels compute this; they differ only in how the row gets into local memory.
+float row_times_column(const int K, __local const float* row, __global const float* A,
+                       const int M, const int i) {
+  float sum = 0.0f;
+  for (int k = 0; k < K; ++k) sum += row[k] * A[(size_t)k * M + i];
+  return sum;
+}
+
 __kernel void rows_async(const int M, const int R, const int K, __global const float* A,
                          __global const float* B, __global float* Y, __local float* row) {
   const int i = get_global_id(0);
@@ -17,11 +26,7 @@ __kernel void rows_async(const int M, const int R, const int K, __global const f
     // Every work-item of the group makes the same call; the copy is the group's.
     event_t copied = async_work_group_copy(row, B + (size_t)j * K, (size_t)K, 0);
     wait_group_events(1, &copied);
-    if (i < M) {
-      float sum = 0.0f;
-      for (int k = 0; k < K; ++k) sum += row[k] * A[(size_t)k * M + i];
-      Y[(size_t)j * M + i] = sum;
-    }
+    if (i < M) Y[(size_t)j * M + i] = row_times_column(K, row, A, M, i);
 #if BARRIER
     barrier(CLK_LOCAL_MEM_FENCE);  // everyone has read row j before row j+1 overwrites it
 #endif
@@ -40,11 +45,7 @@ __kernel void rows_cooperative(const int M, const int R, const int K, __global c
 #if BARRIER
     barrier(CLK_LOCAL_MEM_FENCE);  // the row is whole before anyone reads it
 #endif
-    if (i < M) {
-      float sum = 0.0f;
-      for (int k = 0; k < K; ++k) sum += row[k] * A[(size_t)k * M + i];
-      Y[(size_t)j * M + i] = sum;
-    }
+    if (i < M) Y[(size_t)j * M + i] = row_times_column(K, row, A, M, i);
 #if BARRIER
     barrier(CLK_LOCAL_MEM_FENCE);  // everyone has read row j before row j+1 overwrites it
 #endif
