@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <utility>
 
 namespace spaces {
 namespace {
@@ -262,7 +263,14 @@ std::vector<lab::Result> rows(Context& c) {
   lab::GuardedBuffer<float> b_buf(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, R * K, 0,
                                   B.data());
   std::vector<lab::Result> rows;
-  for (const char* name : {"rows_cooperative", "rows_async"}) {
+  // Each row kernel, and what goes wrong in it without its barriers.
+  const std::pair<const char*, const char*> kernels[] = {
+      {"rows_cooperative",
+       "work-items read row j of B before the work-items that copy it had done so, or while row "
+       "j+1 overwrites it"},
+      {"rows_async",
+       "the group's copy of row j+1 of B overwrites row j while some work-items still read it"}};
+  for (const auto& [name, race] : kernels) {
     cl::Kernel kernel = lab::make_kernel(program, {name,
                                                    {{"", "int", "M"},
                                                     {"", "int", "R"},
@@ -295,12 +303,7 @@ std::vector<lab::Result> rows(Context& c) {
         std::string("Y (") + name + ")", "padding work-items (i >= M) must not write Y", M);
     row.rate = lab::gigaflops(2.0 * double(R) * double(M) * double(K), timing.time.median);
     row.unit = "GFLOP/s";
-    explain_barrier(c, row, name,
-                    std::string(name) == "rows_async"
-                        ? "the group's copy of row j+1 of B overwrites row j while some "
-                          "work-items still read it"
-                        : "work-items read row j of B before the work-items that copy it had "
-                          "done so, or while row j+1 overwrites it");
+    explain_barrier(c, row, name, race);
     rows.push_back(row);
   }
   if (rows[0].rate > 0) {
