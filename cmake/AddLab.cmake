@@ -172,6 +172,18 @@ function(lab_tune_test lab variant)
   lab_set_test_properties(${lab}.tune.${variant} lab)
 endfunction()
 
+# lab_student_kernel_dir(OUT NAME FILE): a --kernel-dir as a student keeps one: a folder under the
+# build tree holding only FILE, the suite's kernel under its own name with a comment added (a
+# byte-for-byte copy counts as the suite's own and would not be graded as the student's).
+function(lab_student_kernel_dir out name file)
+  set(dir ${CMAKE_BINARY_DIR}/tests/kernel-dirs/${name})
+  set(suite ${PROJECT_SOURCE_DIR}/kernels/${file})
+  file(READ ${suite} source)
+  file(WRITE ${dir}/${file} "// ${file}, a student's copy in a folder of their own\n${source}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${suite})
+  set(${out} ${dir} PARENT_SCOPE)
+endfunction()
+
 # _lab_expect(TEST LABEL CODE REGEXES ENV command...): runs the command through expect.cmake,
 # which asserts its exit code and that its output matches each of the one or two REGEXES (CMake
 # lists: a regex cannot hold a ';', so match the message's semicolons with '.'). A regex

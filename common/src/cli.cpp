@@ -159,6 +159,11 @@ std::vector<std::uint64_t> parse_size_list(const std::string& what, const std::s
   std::string::size_type begin = 0;
   while (true) {
     const auto end = text.find_first_of(",x", begin);
+    if (end == begin || (end == std::string::npos && begin == text.size() && begin > 0)) {
+      throw UsageError(what + ": '" + text +
+                       "' has an empty entry: write whole numbers separated by ',' (or 'x'), "
+                       "such as 16,16");
+    }
     values.push_back(parse_size(what, text.substr(begin, end - begin), min, max));
     if (end == std::string::npos) break;
     begin = end + 1;
@@ -275,7 +280,16 @@ void Cli::parse() {
       app.exit(error);
       throw Error(kExitPassed, "");
     }
-    throw UsageError(std::string(error.what()) + " (run '" + name_ + " --help' for the options)");
+    std::string what = error.what();
+    // CLI11 says "--size: 1 required SIZE missing" for an option given without its value.
+    const auto colon = what.find(": ");
+    if (colon != std::string::npos && what.find(" required ", colon) != std::string::npos &&
+        what.size() > 8 && what.compare(what.size() - 8, 8, " missing") == 0) {
+      const auto type_begin = what.find(" required ", colon) + 10;
+      what = what.substr(0, colon) + " needs a value (" +
+             what.substr(type_begin, what.size() - 8 - type_begin) + ") after it";
+    }
+    throw UsageError(what + " (run '" + name_ + " --help' for the options)");
   }
   if (options_.list) {
     print_device_list(std::cout);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <sys/stat.h>
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cstdlib>
@@ -256,6 +257,32 @@ void check_kernel_dir(const Options& options) {
                      " is not a directory: check the path, or leave it out to use the suite's "
                      "kernels");
   }
+}
+
+void require_kernel_files(const Options& options, const std::vector<std::string>& files,
+                          const std::string& option) {
+  if (options.kernel_dir.empty() || !options.kernel_file.empty()) return;
+  std::vector<std::string> wanted;
+  for (const auto& file : files) {
+    if (!file.empty() && std::find(wanted.begin(), wanted.end(), file) == wanted.end()) {
+      wanted.push_back(file);
+    }
+  }
+  if (wanted.size() < 2) return;
+  std::string missing;
+  std::size_t count = 0;
+  for (const auto& file : wanted) {
+    if (is_file(join(options.kernel_dir, file))) continue;
+    missing += (missing.empty() ? "" : ", ") + file;
+    ++count;
+  }
+  if (count == 0) return;
+  const std::string suite = kernel_lookup(options).exe_dir;
+  throw RuntimeError("--kernel-dir " + options.kernel_dir + " lacks " + std::to_string(count) +
+                     " of the " + std::to_string(wanted.size()) + " kernel files " + option +
+                     " all uses (" + missing + "): copy them there from " +
+                     (suite.empty() ? "the suite's kernels/" : suite) +
+                     " next to yours, or run yours alone with " + option + " NAME");
 }
 
 std::string define_flags(const Defines& defines) {

@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
               "matrices of more than 2^31 elements are not supported (the kernels "
               "index with int): choose smaller sizes");
         }
-        lab::require_one_variant_for_kernel_file(opt, s.variant);
+        lab::check_kernel_options(opt, matmul::family(), s.variant);
         if (!opt.kernel_file.empty() && s.variant != "all" &&
             matmul::family().variant(s.variant).kernel_file.empty()) {
           throw lab::UsageError(

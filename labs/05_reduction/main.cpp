@@ -372,7 +372,7 @@ int main(int argc, char** argv) {
         cli.parse();
         tunable_options.check();
         const auto& opt = cli.options();
-        lab::require_one_variant_for_kernel_file(opt, s.variant);
+        lab::check_kernel_options(opt, family, s.variant);
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());

@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
         tunable_options.check();
         const auto& opt = cli.options();
         const coalescing::Dims dims = size.shape();
-        lab::require_one_variant_for_kernel_file(opt, s.variant);
+        lab::check_kernel_options(opt, family, s.variant);
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());

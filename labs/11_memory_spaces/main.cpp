@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
           throw lab::UsageError(
               "--kernel-file replaces one demonstration's kernels: add --part NAME");
         }
+        lab::require_kernel_files(opt, spaces::kernel_files(s.part), "--part");
 
         // 2. Device
         lab::Env env = lab::open_device(opt, cli.out());

@@ -8,10 +8,25 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <stdexcept>
 #include <utility>
 
 namespace spaces {
 namespace {
+
+// Each demonstration's kernel file, in part_names() order.
+const std::vector<std::pair<std::string, std::string>> kPartFiles{
+    {"constant", "memory_spaces_stencil.cl"},
+    {"tiles", "memory_spaces_tiles.cl"},
+    {"rows", "memory_spaces_rows.cl"},
+    {"private", "memory_spaces_private.cl"}};
+
+const std::string& part_file(const std::string& part) {
+  for (const auto& [name, file] : kPartFiles) {
+    if (name == part) return file;
+  }
+  throw std::logic_error("memory_spaces has no part " + part);
+}
 
 constexpr int kTaps = 5;
 constexpr float kWeights[kTaps] = {1.0f, 3.0f, 5.0f, 3.0f, 1.0f};  // the lecture's table
@@ -81,6 +96,14 @@ const std::vector<std::string>& part_names() {
   return names;
 }
 
+std::vector<std::string> kernel_files(const std::string& part) {
+  std::vector<std::string> files;
+  for (const auto& [name, file] : kPartFiles) {
+    if (part == "all" || part == name) files.push_back(file);
+  }
+  return files;
+}
+
 std::vector<lab::Result> constant_table(Context& c, const lab::CopyBaseline& copy) {
   const std::uint64_t n = c.settings.n;
   c.out << "\nconstant: y[i] = 1 x[i-2] + 3 x[i-1] + 5 x[i] + 3 x[i+1] + 1 x[i+2] over " << n
@@ -102,7 +125,7 @@ std::vector<lab::Result> constant_table(Context& c, const lab::CopyBaseline& cop
   const auto allowed = [&](std::size_t i) { return 8 * FLT_EPSILON * scale[i] + 1e-30; };
 
   const lab::Program program =
-      lab::build_program(c.env, c.options, "memory_spaces_stencil.cl", {}, c.out);
+      lab::build_program(c.env, c.options, part_file("constant"), {}, c.out);
   const std::string size = elements_text(n);
   lab::GuardedBuffer<float> x_buf(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, 0, x.data());
   cl::Buffer weights(c.env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof kWeights,
@@ -195,7 +218,7 @@ std::vector<lab::Result> tiles(Context& c) {
                              {"M", std::to_string(H), "-H"},
                              barrier_define(s)};
   const lab::Program program =
-      lab::build_program(c.env, c.options, "memory_spaces_tiles.cl", defines, c.out);
+      lab::build_program(c.env, c.options, part_file("tiles"), defines, c.out);
   cl::Kernel kernel = lab::make_kernel(
       program, {"fill_tiles",
                 {{"global", "float*", "a"}, {"global", "float*", "b"}, {"global", "float*", "c"}}});
@@ -257,7 +280,7 @@ std::vector<lab::Result> rows(Context& c) {
   const auto allowed = [&](std::size_t e) { return double(K + 2) * FLT_EPSILON * scale[e]; };
 
   const lab::Program program =
-      lab::build_program(c.env, c.options, "memory_spaces_rows.cl", {barrier_define(s)}, c.out);
+      lab::build_program(c.env, c.options, part_file("rows"), {barrier_define(s)}, c.out);
   lab::GuardedBuffer<float> a_buf(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, K * M, 0,
                                   A.data());
   lab::GuardedBuffer<float> b_buf(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, R * K, 0,
@@ -334,7 +357,7 @@ std::vector<lab::Result> private_arrays(Context& c, const lab::CopyBaseline& cop
     }
     const auto allowed = [&](std::size_t i) { return double(P + 2) * FLT_EPSILON * scale[i]; };
     const lab::Program program =
-        lab::build_program(c.env, c.options, "memory_spaces_private.cl",
+        lab::build_program(c.env, c.options, part_file("private"),
                            {{"PRIVATE_SIZE", std::to_string(P), "--private-sizes"}}, c.out);
     cl::Kernel kernel = lab::make_kernel(program, {"private_pairs",
                                                    {{"", "ulong", "n"},

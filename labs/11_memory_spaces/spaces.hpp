@@ -12,6 +12,7 @@
 namespace spaces {
 
 const std::vector<std::string>& part_names();  // constant, tiles, rows, private, all
+std::vector<std::string> kernel_files(const std::string& part);  // the files `part` builds
 
 struct Settings {
   std::string part = "all";

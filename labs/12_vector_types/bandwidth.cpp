@@ -190,7 +190,7 @@ Bandwidth copy_bandwidth(Context& c) {
   for (const bool stream : streaming_modes(c)) {
     for (const std::uint64_t w : s.widths) {
       const lab::Program program = lab::build_program(
-          c.env, c.options, "vector_types_copy.cl",
+          c.env, c.options, kCopyFile,
           {{"VW", std::to_string(w), "--widths"}, {"STREAM", stream ? "1" : "0", "--stores"}},
           c.out);
       cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(lab::make_kernel(

@@ -194,8 +194,7 @@ std::vector<lab::Result> operations(Context& c) {
   c.out << "\noperations: " << items
         << " vectors of random floats in [-4, 4), each kernel's result checked component by "
            "component against the host\n";
-  const lab::Program program =
-      lab::build_program(c.env, c.options, "vector_types_ops.cl", {}, c.out);
+  const lab::Program program = lab::build_program(c.env, c.options, kOpsFile, {}, c.out);
   const std::vector<std::string> names = s.operations.empty() ? operation_names() : s.operations;
   std::vector<lab::Result> rows;
   for (std::size_t index = 0; index < names.size(); ++index) {

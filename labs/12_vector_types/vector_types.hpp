@@ -12,7 +12,9 @@
 
 namespace vector_types {
 
-const std::vector<std::string>& part_names();  // bandwidth, operations, all
+const std::vector<std::string>& part_names();                 // bandwidth, operations, all
+inline const std::string kCopyFile = "vector_types_copy.cl";  // bandwidth's kernel file
+inline const std::string kOpsFile = "vector_types_ops.cl";    // operations' kernel file
 
 struct Settings {
   std::string part = "all";

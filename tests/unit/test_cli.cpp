@@ -79,6 +79,16 @@ TEST(ParseSizeList, SplitsOnCommaOrX) {
   EXPECT_EQ(lab::parse_size_list("--global", "8x4x2"), (std::vector<std::uint64_t>{8, 4, 2}));
   EXPECT_EQ(lab::parse_size_list("--global", "7"), (std::vector<std::uint64_t>{7}));
   EXPECT_THROW(lab::parse_size_list("--global", "16,,16"), lab::UsageError);
+  for (const char* text : {"x,8", "8,", ",8", "8x"}) {
+    try {
+      lab::parse_size_list("--tile", text);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const lab::UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--tile: '") + text +
+                                           "' has an empty entry: write whole numbers separated "
+                                           "by ',' (or 'x'), such as 16,16");
+    }
+  }
   EXPECT_THROW(lab::parse_size_list("--global", "16,0"), lab::UsageError);
 }
 
@@ -118,6 +128,8 @@ TEST(Cli, RejectsNonsenseWithOneSentenceNamingTheOption) {
       {{"lab", "--type", "fpga"}, "--type: fpga not in"},
       {{"lab", "-n", "0"}, "--size: 0 is too small"},
       {{"lab", "-n", "x"}, "--size: 'x' is not a whole number"},
+      {{"lab", "-n"}, "--size needs a value (SIZE) after it"},
+      {{"lab", "--reps"}, "--reps needs a value ("},
       {{"lab", "-n", "2^62"}, "--size: 2^62 is too large: it must be at most 2^48"},
       {{"lab", "--reps", "1.5"}, "--reps: '1.5' is not a whole number"},
       {{"lab", "--peak", "1e20"}, "--peak: 1e20 is too large: it must be at most 1e+09"},

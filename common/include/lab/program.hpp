@@ -38,6 +38,13 @@ std::string find_kernel_file(const std::string& file, const KernelLookup& lookup
 // Throws UsageError when --kernel-dir (or LAB_KERNEL_DIR) names no directory.
 void check_kernel_dir(const Options& options);
 
+// Before `option` all (--variant all, --part all) runs the lab's own kernel files, `files`: with
+// --kernel-dir set, throws RuntimeError naming every one the directory lacks, so a student hears
+// it before anything runs rather than after the first variant. Does nothing for a single file
+// (the build says what is missing then), with --kernel-file, or without --kernel-dir.
+void require_kernel_files(const Options& options, const std::vector<std::string>& files,
+                          const std::string& option);
+
 // A -D define the lab passes to its kernel, and the lab option that sets it ("" when the lab
 // derives it from other options). --build-options may not redefine one: the host sizes the
 // NDRange and the buffers from the same value.

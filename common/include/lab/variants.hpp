@@ -165,6 +165,16 @@ struct Family {
     for (const auto& v : variants) list.push_back(v.name);
     return list;
   }
+  // The kernel files `choice` (a row's name, or "all") builds; host rows have none.
+  std::vector<std::string> kernel_files(const std::string& choice) const {
+    std::vector<std::string> files;
+    for (const auto& v : variants) {
+      if ((choice == "all" || choice == v.name) && !v.kernel_file.empty()) {
+        files.push_back(v.kernel_file);
+      }
+    }
+    return files;
+  }
   // The row named `name`; throws UsageError listing the table's names.
   const Variant<Size, Extra>& variant(const std::string& name) const {
     for (const auto& v : variants) {
@@ -173,6 +183,15 @@ struct Family {
     throw UsageError(unknown_variant(this->name, name, names()));
   }
 };
+
+// The kernel options against the variants `choice` runs, before anything runs: --kernel-file
+// replaces one variant's kernel, and --kernel-dir must hold every kernel file they build.
+template <typename Size, typename Extra>
+void check_kernel_options(const Options& options, const Family<Size, Extra>& family,
+                          const std::string& choice) {
+  require_one_variant_for_kernel_file(options, choice);
+  require_kernel_files(options, family.kernel_files(choice), "--variant");
+}
 
 // --variant's help: "naive (one element per work-item), ..., or all".
 std::string variant_help(const std::vector<std::pair<std::string, std::string>>& rows);
