@@ -71,32 +71,77 @@ Timing repeat(int warmup, int reps, const std::function<double(bool, int)>& run,
 
 }  // namespace
 
+namespace {
+
+// One completed launch: traced, its stages printed to `trace` when timed, its queue wait added to
+// `waiting` when timed; returns its start_to_end seconds. `label` prefixes the printed line.
+double launch_seconds(const cl::Event& event, bool timed, int index, std::ostream* trace,
+                      const std::string& label, double& waiting) {
+  trace_command(event, "", timed ? nlohmann::json::object() : nlohmann::json{{"warm-up", true}});
+  const EventTimes times = event_times(event);
+  if (timed && trace != nullptr) {
+    char line[200];
+    std::snprintf(
+        line, sizeof line,
+        "  %slaunch %d: queued->submit %.1f us, submit->start %.1f us, start->end %.1f us\n",
+        label.c_str(), index + 1, times.queued_to_submit.count() / 1e3,
+        times.submit_to_start.count() / 1e3, times.start_to_end.count() / 1e3);
+    *trace << line;
+  }
+  if (timed) {
+    waiting +=
+        std::chrono::duration<double>(times.queued_to_submit + times.submit_to_start).count();
+  }
+  return std::chrono::duration<double>(times.start_to_end).count();
+}
+
+}  // namespace
+
 Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& launch,
                      std::ostream* trace) {
   double waiting = 0;
   Timing timing = repeat(warmup, reps, [&](bool timed, int index) {
     cl::Event event = launch();
     event.wait();
-    trace_command(event, "", timed ? nlohmann::json::object() : nlohmann::json{{"warm-up", true}});
-    const EventTimes times = event_times(event);
-    if (timed && trace != nullptr) {
-      char line[160];
-      std::snprintf(
-          line, sizeof line,
-          "  launch %d: queued->submit %.1f us, submit->start %.1f us, start->end %.1f us\n",
-          index + 1, times.queued_to_submit.count() / 1e3, times.submit_to_start.count() / 1e3,
-          times.start_to_end.count() / 1e3);
-      *trace << line;
-    }
-    if (timed) {
-      waiting +=
-          std::chrono::duration<double>(times.queued_to_submit + times.submit_to_start).count();
-    }
-    return std::chrono::duration<double>(times.start_to_end).count();
+    return launch_seconds(event, timed, index, trace, "", waiting);
   });
   timing.clock = "event";
   timing.mean_queued_to_start = waiting / std::max(timing.reps, 1);
   return timing;
+}
+
+std::vector<Timing> time_launches_in_turns(const Options& options,
+                                           const std::vector<std::function<cl::Event()>>& launches,
+                                           const std::vector<std::string>& names,
+                                           std::ostream& out) {
+  if (names.size() != launches.size()) {
+    throw std::logic_error("time_launches_in_turns: one name per launch");
+  }
+  std::vector<std::vector<double>> seconds(launches.size());
+  std::vector<double> waiting(launches.size(), 0.0);
+  // A round runs every launch once; the long-run rule looks at the round's longest launch.
+  const Timing rounds = repeat(options.warmup, options.reps, [&](bool timed, int index) {
+    double longest = 0;
+    for (std::size_t k = 0; k < launches.size(); ++k) {
+      cl::Event event = launches[k]();
+      event.wait();
+      const double run = launch_seconds(event, timed, index, options.verbose ? &out : nullptr,
+                                        names[k] + " ", waiting[k]);
+      if (timed) seconds[k].push_back(run);
+      longest = std::max(longest, run);
+    }
+    return longest;
+  });
+  std::vector<Timing> timings(launches.size());
+  for (std::size_t k = 0; k < launches.size(); ++k) {
+    timings[k].time = summarize(seconds[k]);
+    timings[k].warmup = rounds.warmup;
+    timings[k].reps = rounds.reps;
+    timings[k].clock = "event";
+    timings[k].note = rounds.note;
+    timings[k].mean_queued_to_start = waiting[k] / std::max(rounds.reps, 1);
+  }
+  return timings;
 }
 
 Timing time_launches(const Options& options, const std::function<cl::Event()>& launch,

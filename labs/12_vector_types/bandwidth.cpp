@@ -214,19 +214,28 @@ Bandwidth copy_bandwidth(Context& c) {
                                 source.data());
   lab::GuardedBuffer<float> dst(c.env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, n, reach);
 
+  // Each width's copy is checked from one run into a reset dst; then the widths are timed taking
+  // turns, one run each per round, so a slow second on a shared machine cannot reorder them.
   Bandwidth result;
-  std::vector<std::function<cl::Event()>> launches;  // each row's, for the pairing with memcpy
+  std::vector<std::function<cl::Event()>> launches;
+  std::vector<std::string> names;
+  struct Checked {
+    lab::CheckResult check;
+    std::uint64_t outside = 0;  // guard elements written
+  };
+  std::vector<Checked> checked;
   for (Copy& copy : copies) {
     launches.push_back([&, kernel = copy.kernel, launch = copy.launch]() mutable {
       return kernel(launch.args(c.env.queue), n, src.buffer(), dst.buffer());
     });
+    names.push_back(copy.name);
     dst.reset(c.env.queue);
-    const lab::Timing timing = lab::time_launches(c.options, launches.back(), c.out);
-    lab::CheckResult check;
+    launches.back()().wait();
+    Checked one;
     {
       const lab::Mapping<float> got = dst.fetch(c.env.queue);
-      check = lab::compare(got.data(), source.data(), n, lab::Tolerance::exact(), c.err,
-                           "dst (" + copy.name + ")");
+      one.check = lab::compare(got.data(), source.data(), n, lab::Tolerance::exact(), c.err,
+                               "dst (" + copy.name + ")");
     }
     const lab::GuardCheck guard = dst.check_guards(c.env.queue);
     const std::string outside = lab::describe_guard_writes(
@@ -234,8 +243,16 @@ Bandwidth copy_bandwidth(Context& c) {
         "the work-item with the last, partial vector must copy it float by float, and "
         "padding work-items must copy nothing");
     if (!outside.empty()) c.err << "vector_types: " << outside << "\n";
+    one.outside = guard.total();
+    checked.push_back(one);
+  }
+  const std::vector<lab::Timing> timings =
+      lab::time_launches_in_turns(c.options, launches, names, c.out);
+  for (std::size_t k = 0; k < copies.size(); ++k) {
+    const Copy& copy = copies[k];
+    const lab::Timing& timing = timings[k];
     lab::Result row = lab::bandwidth_row(copy.name, "n=" + std::to_string(n), timing,
-                                         8.0 * double(n), check, guard.total());
+                                         8.0 * double(n), checked[k].check, checked[k].outside);
     row.tunables = {{"VW", std::int64_t(copy.width)}, {"STREAM", copy.stream ? 1 : 0}};
     const std::string short_run = lab::too_short_to_compare(timing.time.median, c.env.device);
     if (!short_run.empty()) row.note = "this copy's " + short_run;

@@ -2,6 +2,7 @@
 #include "lab/device.hpp"
 #include "lab/error.hpp"
 #include "lab/ndrange.hpp"
+#include "lab/timing.hpp"
 
 #include "support.hpp"
 
@@ -9,7 +10,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <sstream>
+#include <stdexcept>
+#include <vector>
 
 namespace {
 
@@ -187,6 +191,41 @@ TEST(Memory, RejectsBuffersBeyondTheDeviceLimit) {
   } catch (const lab::RuntimeError& e) {
     EXPECT_NE(std::string(e.what()).find("CL_DEVICE_MAX_MEM_ALLOC_SIZE"), std::string::npos);
   }
+}
+
+// Launches timed in turns: every round runs each launch once, warm-up rounds first, and each
+// launch's Timing holds only its own timed runs.
+TEST(Timing, LaunchesTakeTurnsRoundByRound) {
+  lab::Options options = suite_options();
+  options.warmup = 2;
+  options.reps = 5;
+  std::ostringstream out;
+  lab::Env env = lab::open_device(options, out);
+  cl::Buffer buffer(env.context, CL_MEM_READ_WRITE, 4096);
+  std::vector<int> order;
+  std::vector<std::function<cl::Event()>> launches;
+  for (int k = 0; k < 3; ++k) {
+    launches.push_back([&, k] {
+      order.push_back(k);
+      cl::Event event;
+      env.queue.enqueueFillBuffer(buffer, cl_int(k), 0, 4096, nullptr, &event);
+      return event;
+    });
+  }
+  const std::vector<lab::Timing> timings =
+      lab::time_launches_in_turns(options, launches, {"a", "b", "c"}, out);
+  std::vector<int> expected;
+  for (int round = 0; round < 2 + 5; ++round) expected.insert(expected.end(), {0, 1, 2});
+  EXPECT_EQ(order, expected);
+  ASSERT_EQ(timings.size(), 3u);
+  for (const lab::Timing& timing : timings) {
+    EXPECT_EQ(timing.warmup, 2);
+    EXPECT_EQ(timing.reps, 5);
+    EXPECT_EQ(timing.time.count, 5u);
+    EXPECT_EQ(timing.clock, "event");
+    EXPECT_TRUE(timing.note.empty());
+  }
+  EXPECT_THROW(lab::time_launches_in_turns(options, launches, {"a"}, out), std::logic_error);
 }
 
 // tests/expect.cmake formats @LOCAL_MEM@ the same way; its self-test checks this same table.

@@ -62,6 +62,15 @@ Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& lau
 Timing time_launches(const Options& options, const std::function<cl::Event()>& launch,
                      std::ostream& out);
 
+// Several launches timed against each other on a machine whose speed drifts (a shared CPU, a GPU
+// changing clocks): they take turns, one run of each per round, with the lab's --warmup and
+// --reps rounds, so a slow second costs every launch a run rather than one launch its median.
+// Returns one Timing per launch; -v prints each timed launch's stages after its name in `names`.
+std::vector<Timing> time_launches_in_turns(const Options& options,
+                                           const std::vector<std::function<cl::Event()>>& launches,
+                                           const std::vector<std::string>& names,
+                                           std::ostream& out);
+
 // A launch of several commands in an in-order queue (a transpose, a kernel, a transpose back):
 // `launch` enqueues them and returns their events, and each run is timed from the first
 // command's start to the last one's end on the event clock, gaps between them included.
