@@ -295,7 +295,17 @@ void Cli::parse() {
     print_device_list(std::cout);
     throw Error(kExitPassed, "");
   }
-  check_kernel_dir(options_);
+  // An option given an empty word (often a shell variable that is not set) would silently mean
+  // "not given": the suite's own kernel graded in place of the student's.
+  for (const char* name : {"--kernel-dir", "--kernel-file", "--trace"}) {
+    const CLI::Option* option = app.get_option_no_throw(name);
+    if (option != nullptr && option->count() > 0 && option->as<std::string>().empty()) {
+      throw UsageError(std::string(name) +
+                       " was given an empty path (is the shell variable behind it set?): give "
+                       "the path, or leave the option out");
+    }
+  }
+  check_kernel_paths(options_);
   if (!options_.trace.empty()) start_trace(options_.trace);
 }
 

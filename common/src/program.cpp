@@ -211,6 +211,11 @@ std::string failed_guard(const std::string& source, const std::string& log) {
   return "";
 }
 
+std::string not_in_kernel_dir(const std::string& file, const std::string& dir) {
+  return "kernel file " + file + " is not in --kernel-dir " + dir +
+         ": save your kernel there under that name, or pass it with --kernel-file";
+}
+
 }  // namespace
 
 KernelLookup kernel_lookup(const Options& options) {
@@ -234,14 +239,9 @@ std::string find_kernel_file(const std::string& file, const KernelLookup& lookup
   const auto paths = kernel_candidates(file, lookup, main_file);
   if (main_file && lookup.kernel_file.empty() && !lookup.kernel_dir.empty() &&
       !is_file(paths.front())) {
-    throw RuntimeError("kernel file " + file + " is not in --kernel-dir " + lookup.kernel_dir +
-                       ": save your kernel there under that name, or pass it with --kernel-file");
+    throw RuntimeError(not_in_kernel_dir(file, lookup.kernel_dir));
   }
-  if (main_file && !lookup.kernel_file.empty() && !is_file(lookup.kernel_file)) {
-    throw UsageError("--kernel-file " + lookup.kernel_file +
-                     " is not a file: check the path (relative paths start from the current "
-                     "directory)");
-  }
+  if (main_file && !lookup.kernel_file.empty()) check_kernel_file(lookup.kernel_file);
   std::string tried;
   for (const auto& path : paths) {
     if (is_file(path)) return path;
@@ -251,12 +251,21 @@ std::string find_kernel_file(const std::string& file, const KernelLookup& lookup
                      "): pass --kernel-dir DIR or --kernel-file FILE");
 }
 
-void check_kernel_dir(const Options& options) {
+void check_kernel_file(const std::string& path) {
+  if (!is_file(path)) {
+    throw UsageError("--kernel-file " + path +
+                     " is not a file: check the path (relative paths start from the current "
+                     "directory)");
+  }
+}
+
+void check_kernel_paths(const Options& options) {
   if (!options.kernel_dir.empty() && !is_dir(options.kernel_dir)) {
     throw UsageError("--kernel-dir (or LAB_KERNEL_DIR) " + options.kernel_dir +
                      " is not a directory: check the path, or leave it out to use the suite's "
                      "kernels");
   }
+  if (!options.kernel_file.empty()) check_kernel_file(options.kernel_file);
 }
 
 void require_kernel_files(const Options& options, const std::vector<std::string>& files,
@@ -268,7 +277,13 @@ void require_kernel_files(const Options& options, const std::vector<std::string>
       wanted.push_back(file);
     }
   }
-  if (wanted.size() < 2) return;
+  if (wanted.empty()) return;
+  if (wanted.size() == 1) {
+    if (!is_file(join(options.kernel_dir, wanted.front()))) {
+      throw RuntimeError(not_in_kernel_dir(wanted.front(), options.kernel_dir));
+    }
+    return;
+  }
   std::string missing;
   std::size_t count = 0;
   for (const auto& file : wanted) {

@@ -30,17 +30,18 @@ std::string student_kernel(int argc, char** argv) {
   return dir != nullptr ? dir : "";
 }
 
-// Seconds a run with a student's kernel may take: LAB_TIME_LIMIT, else 300.
-int time_limit() {
+// Seconds a run with a student's kernel may take: LAB_TIME_LIMIT, else 300. A value that is not a
+// positive number is a usage error, not a silent 300.
+double time_limit() {
   const char* text = std::getenv("LAB_TIME_LIMIT");
-  const int seconds = text != nullptr ? std::atoi(text) : 0;
-  return seconds > 0 ? seconds : 300;
+  if (text == nullptr || *text == '\0') return 300;
+  return parse_positive("LAB_TIME_LIMIT", text, 0.001, 1e6);
 }
 
 // Runs `run` in a child process and waits for it, so that a student's kernel that crashes the
 // OpenCL runtime (PoCL does, on a barrier some work-items never reach) or never ends becomes a
 // sentence and exit 1 instead of a core dump or a hang.
-int run_watched(const std::string& name, const std::string& kernel,
+int run_watched(const std::string& name, const std::string& kernel, double limit,
                 const std::function<int()>& run) {
   std::cout.flush();
   std::cerr.flush();
@@ -52,11 +53,10 @@ int run_watched(const std::string& name, const std::string& kernel,
     std::cout.flush();
     std::exit(code);
   }
-  const int limit = time_limit();
   const auto start = std::chrono::steady_clock::now();
   int status = 0;
   while (::waitpid(child, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(limit)) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(limit)) {
       ::kill(child, SIGKILL);
       ::waitpid(child, &status, 0);
       std::cerr << name << ": error: the run with your kernel " << kernel
@@ -121,7 +121,15 @@ int run_main(int argc, char** argv, const std::string& name, const std::string& 
   };
   const auto whole = [&] { return oclgrind_verdict(run()); };
   const std::string kernel = kind == LabKind::runs_kernels ? student_kernel(argc, argv) : "";
-  return kernel.empty() ? whole() : run_watched(name, kernel, whole);
+  if (kernel.empty()) return whole();
+  double limit = 0;
+  try {
+    limit = time_limit();
+  } catch (const Error& error) {
+    std::cerr << name << ": error: " << error.what() << "\n";
+    return error.exit_code();
+  }
+  return run_watched(name, kernel, limit, whole);
 }
 
 }  // namespace lab

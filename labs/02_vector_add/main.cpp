@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
                                 " needs --variant per_item: element adds one element per "
                                 "work-item");
         }
+        lab::require_kernel_files(opt, family.kernel_files(s.variant), "--variant");
         std::vector<const vector_add::Variant*> variants;
         for (const auto& v : family.variants) {
           if (s.variant == "all" || s.variant == v.name) variants.push_back(&v);
@@ -84,12 +85,22 @@ int main(int argc, char** argv) {
         //    With --tune, every candidate's launch counts.
         std::ostringstream discard;  // what quiet runs would print
         lab::LabTuning tunings(tunable_options, family.tunables, defaults, "vector_add", std::cerr);
+        //    A work-group the device cannot run never launches (it is refused with its sentence
+        //    before the build), so its padding does not count; the rest must fit in memory.
         std::uint64_t reach = 0;
+        const std::uint64_t group_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
         for (const auto* v : variants) {
           for (const auto& t :
                tunings.add(env, opt, v->name, v->kernel_file, v->tunables, "float", double(s.n))) {
+            if (std::uint64_t(t["LOCAL"]) > group_max) continue;
             reach = std::max(reach, v->covers(s.n, t)[0] - s.n);
           }
+        }
+        if (reach > 0) {
+          lab::check_memory(env, (s.n + reach) * sizeof(float), 3, 3,
+                            "-n, --local or --per-item (the launch, padded to whole work-groups "
+                            "of work-items that add PER_ITEM elements each, reaches " +
+                                std::to_string(s.n + reach) + " elements)");
         }
         lab::GuardedBuffer<float> a_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, a.data());
         lab::GuardedBuffer<float> b_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, b.data());

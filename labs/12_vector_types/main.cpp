@@ -44,10 +44,10 @@ int main(int argc, char** argv) {
               "--kernel-file replaces one demonstration's kernels: add --part bandwidth (your "
               "copy of vector_types_copy.cl) or --part operations (vector_types_ops.cl)");
         }
-        if (s.part == "all") {
-          lab::require_kernel_files(opt, {vector_types::kCopyFile, vector_types::kOpsFile},
-                                    "--part");
-        }
+        std::vector<std::string> files;
+        if (s.part != "operations") files.push_back(vector_types::kCopyFile);
+        if (s.part != "bandwidth") files.push_back(vector_types::kOpsFile);
+        lab::require_kernel_files(opt, files, "--part");
 
         // 2. Device
         lab::Env env = lab::open_device(opt, cli.out());

@@ -149,6 +149,26 @@ TEST(Cli, RejectsNonsenseWithOneSentenceNamingTheOption) {
   }
 }
 
+// Kernel paths are checked when the command line is read, before any work: an empty word (an
+// unset shell variable) would otherwise grade the suite's kernel as the student's.
+TEST(Cli, KernelPathsCheckedBeforeAnyWork) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"lab", "--kernel-file", ""}, "--kernel-file was given an empty path"},
+      {{"lab", "--kernel-dir", ""}, "--kernel-dir was given an empty path"},
+      {{"lab", "--trace", ""}, "--trace was given an empty path"},
+      {{"lab", "--kernel-file", "/nonexistent/k.cl"},
+       "--kernel-file /nonexistent/k.cl is not a file"},
+      {{"lab", "--kernel-dir", "/nonexistent"}, "/nonexistent is not a directory"},
+  };
+  for (const auto& [words, expected] : cases) {
+    Args args(words);
+    lab::Cli cli("lab", "test", args.argc(), args.argv());
+    const std::string message = usage_message([&] { cli.parse(); });
+    EXPECT_NE(message.find(expected), std::string::npos) << words[1] << ": " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
 TEST(Cli, NumericOptionsStoreTheirValues) {
   Args args({"lab", "--seed", "2^40", "--peak", "6e4", "--reps", "100000"});
   lab::Cli cli("lab", "test", args.argc(), args.argv());

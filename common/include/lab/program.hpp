@@ -35,13 +35,15 @@ std::vector<std::string> kernel_candidates(const std::string& file, const Kernel
 // The first candidate that exists; throws RuntimeError listing every path tried.
 std::string find_kernel_file(const std::string& file, const KernelLookup& lookup, bool main_file);
 
-// Throws UsageError when --kernel-dir (or LAB_KERNEL_DIR) names no directory.
-void check_kernel_dir(const Options& options);
+// Throws UsageError when --kernel-dir (or LAB_KERNEL_DIR) names no directory or --kernel-file no
+// file: the command line's paths, checked before the lab does any work.
+void check_kernel_paths(const Options& options);
+void check_kernel_file(const std::string& path);
 
-// Before `option` all (--variant all, --part all) runs the lab's own kernel files, `files`: with
-// --kernel-dir set, throws RuntimeError naming every one the directory lacks, so a student hears
-// it before anything runs rather than after the first variant. Does nothing for a single file
-// (the build says what is missing then), with --kernel-file, or without --kernel-dir.
+// Before the lab does any work: with --kernel-dir set (and no --kernel-file), throws
+// RuntimeError when the directory lacks any of `files`, the lab's own kernel files this run
+// builds. Several files (`option` all: --variant all, --part all) are named together, with
+// `option` NAME as the way to run one kernel alone.
 void require_kernel_files(const Options& options, const std::vector<std::string>& files,
                           const std::string& option);
 
