@@ -66,7 +66,9 @@ lab::Result checked_row(Context& c, lab::GuardedBuffer<float>& buffer, const dou
 void explain_barrier(Context& c, lab::Result& row, const std::string& kernel,
                      const std::string& race) {
   if (!c.settings.no_barrier) {
-    if (row.wrong > 0) {
+    // Writes outside the data have their own sentence (a missing bounds check), which also
+    // explains the wrong elements a write past a row's end leaves in the next row.
+    if (row.wrong > 0 && row.out_of_bounds == 0) {
       c.err << "memory_spaces: " << kernel << ": " << row.wrong << " of " << row.checked
             << " elements are wrong. A missing or misplaced barrier does this: without one, "
             << race << " (oclgrind --data-races names such a race); a wrong index does too\n";
