@@ -421,7 +421,8 @@ cl::Kernel make_kernel(const Program& program, const KernelSignature& signature)
     if (error.err() != CL_INVALID_KERNEL_NAME) throw;
     std::string names = program.program.getInfo<CL_PROGRAM_KERNEL_NAMES>();
     while (!names.empty() && names.back() == '\0') names.pop_back();
-    for (auto& c : names) c = c == ';' ? ',' : c;
+    std::string::size_type at = 0;
+    while ((at = names.find(';', at)) != std::string::npos) names.replace(at, 1, ", ");
     throw kernel_error(program, program.path + " defines no kernel named " + signature.name +
                                     " (it defines: " + (names.empty() ? "none" : names) +
                                     "): the lab launches " + signature.text());

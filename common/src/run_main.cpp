@@ -16,18 +16,21 @@
 namespace lab {
 namespace {
 
-// The kernel file or directory of a student's kernel the command line names (or LAB_KERNEL_DIR),
-// or "" when the lab runs only the suite's kernels.
+// The student's kernels the command line names, as the watch's sentences say it ("your kernel
+// FILE", "your kernels in DIR"; LAB_KERNEL_DIR counts), or "" when the lab runs only the suite's.
 std::string student_kernel(int argc, char** argv) {
+  const auto words = [](const std::string& option, const std::string& path) {
+    return option == "--kernel-file" ? "your kernel " + path : "your kernels in " + path;
+  };
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--kernel-file" || arg == "--kernel-dir") return i + 1 < argc ? argv[i + 1] : arg;
-    for (const char* flag : {"--kernel-file=", "--kernel-dir="}) {
-      if (arg.rfind(flag, 0) == 0) return arg.substr(std::strlen(flag));
+    for (const std::string option : {"--kernel-file", "--kernel-dir"}) {
+      if (arg == option) return words(option, i + 1 < argc ? argv[i + 1] : "");
+      if (arg.rfind(option + "=", 0) == 0) return words(option, arg.substr(option.size() + 1));
     }
   }
   const char* dir = std::getenv("LAB_KERNEL_DIR");
-  return dir != nullptr ? dir : "";
+  return dir != nullptr && *dir != '\0' ? words("--kernel-dir", dir) : "";
 }
 
 // Seconds a run with a student's kernel may take: LAB_TIME_LIMIT, else 300. A value that is not a
@@ -59,8 +62,7 @@ int run_watched(const std::string& name, const std::string& kernel, double limit
     if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(limit)) {
       ::kill(child, SIGKILL);
       ::waitpid(child, &status, 0);
-      std::cerr << name << ": error: the run with your kernel " << kernel
-                << " did not finish within " << limit
+      std::cerr << name << ": error: the run with " << kernel << " did not finish within " << limit
                 << " s (LAB_TIME_LIMIT): a loop that never ends, or a barrier some work-items "
                    "never reach, is the usual cause; run a small size under oclgrind\n";
       return kExitFailed;
@@ -68,7 +70,7 @@ int run_watched(const std::string& name, const std::string& kernel, double limit
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (WIFSIGNALED(status)) {
-    std::cerr << name << ": error: the run with your kernel " << kernel << " was killed by signal "
+    std::cerr << name << ": error: the run with " << kernel << " was killed by signal "
               << WTERMSIG(status) << " (" << ::strsignal(WTERMSIG(status))
               << "): a barrier that some work-items of a group never reach (inside a branch, or "
                  "in a loop whose end differs between work-items) crashes PoCL like this; run a "
