@@ -277,13 +277,6 @@ void require_kernel_files(const Options& options, const std::vector<std::string>
       wanted.push_back(file);
     }
   }
-  if (wanted.empty()) return;
-  if (wanted.size() == 1) {
-    if (!is_file(join(options.kernel_dir, wanted.front()))) {
-      throw RuntimeError(not_in_kernel_dir(wanted.front(), options.kernel_dir));
-    }
-    return;
-  }
   std::string missing;
   std::size_t count = 0;
   for (const auto& file : wanted) {
@@ -292,6 +285,7 @@ void require_kernel_files(const Options& options, const std::vector<std::string>
     ++count;
   }
   if (count == 0) return;
+  if (wanted.size() == 1) throw RuntimeError(not_in_kernel_dir(missing, options.kernel_dir));
   const std::string suite = kernel_lookup(options).exe_dir;
   throw RuntimeError("--kernel-dir " + options.kernel_dir + " lacks " + std::to_string(count) +
                      " of the " + std::to_string(wanted.size()) + " kernel files " + option +

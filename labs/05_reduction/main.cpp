@@ -372,15 +372,10 @@ int main(int argc, char** argv) {
         cli.parse();
         tunable_options.check();
         const auto& opt = cli.options();
-        lab::require_one_variant_for_kernel_file(opt, s.variant);
-        std::vector<std::string> files;  // an int-only variant is skipped for float (below)
-        for (const auto& v : family.variants) {
-          if ((s.variant == "all" || s.variant == v.name) &&
-              !(v.extra.int_only && s.dtype == "float")) {
-            files.push_back(v.kernel_file);
-          }
-        }
-        lab::require_kernel_files(opt, files, "--variant");
+        // An int-only variant is skipped for float (below), so its kernel file is not needed.
+        lab::check_kernel_options(opt, family, s.variant, [&](const reduction::Variant& v) {
+          return !(v.extra.int_only && s.dtype == "float");
+        });
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -252,4 +253,20 @@ TEST(Variants, ConstraintsRefuseWhatTheDeviceCannotRun) {
   EXPECT_NE(matmul::family().variant("row_private").fits({8, 8, 40}, small).find("pass --kmax 40"),
             std::string::npos);
   EXPECT_EQ(matmul::family().variant("row_private").fits({8, 8, 32}, small), "");
+}
+
+// The kernel files a run needs from --kernel-dir: one per device row, none for the host row,
+// and none for rows the lab skips (reduction's int-only atomic under float).
+TEST(Variants, KernelFilesOfAChoice) {
+  const auto matmul_all = matmul::family().kernel_files("all");
+  EXPECT_EQ(matmul_all.size(), matmul::family().variants.size() - 1);  // sequential: the host
+  EXPECT_EQ(matmul::family().kernel_files("tiled"), std::vector<std::string>{"matmul_tiled.cl"});
+  EXPECT_TRUE(matmul::family().kernel_files("sequential").empty());
+  const reduction::Family& reduction = reduction::family();
+  const auto float_runs = [](const reduction::Variant& v) { return !v.extra.int_only; };
+  const auto all = reduction.kernel_files("all");
+  const auto for_float = reduction.kernel_files("all", float_runs);
+  EXPECT_EQ(for_float.size() + 1, all.size());
+  EXPECT_EQ(std::count(all.begin(), all.end(), "reduction_atomic.cl"), 1);
+  EXPECT_EQ(std::count(for_float.begin(), for_float.end(), "reduction_atomic.cl"), 0);
 }

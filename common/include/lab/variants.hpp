@@ -155,6 +155,7 @@ std::string unknown_variant(const std::string& family, const std::string& name,
 // A family: its tunables, variants and work model.
 template <typename Size, typename Extra = NoExtra>
 struct Family {
+  using Row = Variant<Size, Extra>;
   std::string name;
   std::vector<Tunable> tunables;
   std::vector<Variant<Size, Extra>> variants;
@@ -165,11 +166,13 @@ struct Family {
     for (const auto& v : variants) list.push_back(v.name);
     return list;
   }
-  // The kernel files `choice` (a row's name, or "all") builds; host rows have none.
-  std::vector<std::string> kernel_files(const std::string& choice) const {
+  // The kernel files `choice` (a row's name, or "all") builds: host rows have none, and with
+  // `runs`, neither do rows it says are skipped (reduction's int-only rows under float).
+  std::vector<std::string> kernel_files(const std::string& choice,
+                                        const std::function<bool(const Row&)>& runs = {}) const {
     std::vector<std::string> files;
     for (const auto& v : variants) {
-      if ((choice == "all" || choice == v.name) && !v.kernel_file.empty()) {
+      if ((choice == "all" || choice == v.name) && !v.kernel_file.empty() && (!runs || runs(v))) {
         files.push_back(v.kernel_file);
       }
     }
@@ -187,10 +190,11 @@ struct Family {
 // The kernel options against the variants `choice` runs, before anything runs: --kernel-file
 // replaces one variant's kernel, and --kernel-dir must hold every kernel file they build.
 template <typename Size, typename Extra>
-void check_kernel_options(const Options& options, const Family<Size, Extra>& family,
-                          const std::string& choice) {
+void check_kernel_options(
+    const Options& options, const Family<Size, Extra>& family, const std::string& choice,
+    const std::function<bool(const typename Family<Size, Extra>::Row&)>& runs = {}) {
   require_one_variant_for_kernel_file(options, choice);
-  require_kernel_files(options, family.kernel_files(choice), "--variant");
+  require_kernel_files(options, family.kernel_files(choice, runs), "--variant");
 }
 
 // --variant's help: "naive (one element per work-item), ..., or all".
