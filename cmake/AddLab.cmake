@@ -133,18 +133,20 @@ function(add_lab name)
   endif()
 endfunction()
 
-# lab_kernels_beside_binary(LAB args...): [lab] LAB.kernels_beside_binary runs the lab with -v
-# and fails if any kernel it builds comes from the source tree's kernels/ rather than bin/kernels/:
-# proof that add_lab's KERNELS lists every file the lab loads (the arguments should make it load
-# all of them).
+# lab_kernels_beside_binary(LAB args...): [lab] LAB.kernels_beside_binary runs the lab with --json
+# and fails unless grading.kernel_files, the files the lab reports it built, is not empty and
+# names only files in bin/kernels/ beside the binary (tests/kernels_loaded.cmake): proof that
+# add_lab's KERNELS lists every file the lab loads, since a missing one would come from the source
+# tree's kernels/ (the arguments should make it load all of them). It reads what the lab loaded,
+# not the wording of a log line, which a reworded message would silently stop matching.
 function(lab_kernels_beside_binary lab)
   if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
     return()
   endif()
-  add_test(NAME ${lab}.kernels_beside_binary COMMAND ${lab} ${ARGN} -v)
+  add_test(NAME ${lab}.kernels_beside_binary
+    COMMAND ${CMAKE_COMMAND} -P ${PROJECT_SOURCE_DIR}/tests/kernels_loaded.cmake --
+            $<TARGET_FILE:${lab}> ${ARGN} --json)
   lab_set_test_properties(${lab}.kernels_beside_binary lab)
-  set_tests_properties(${lab}.kernels_beside_binary PROPERTIES
-    FAIL_REGULAR_EXPRESSION "Building ${PROJECT_SOURCE_DIR}/kernels/")
 endfunction()
 
 # lab_test(LAB NAME args...): [lab] LAB.NAME runs the lab with the arguments; exit 0 passes.

@@ -1,6 +1,7 @@
 # expect.cmake: runs a command and asserts its exit code and a regular expression on its output.
 #   cmake -DEXPECT_CODE=2 "-DEXPECT_REGEX=is negative" -P expect.cmake -- PROGRAM ARGS...
 # Optional: -DEXPECT_REGEX2=... a second expression that must also match (e.g. the build log).
+# A usage error (exit 2) must also be a single line on stderr.
 #
 # An expression may name facts of the device the command runs on, read from device_info --json
 # (-DDEVICE_INFO=path) in the same environment, so a test never carries a number that belongs to
@@ -128,6 +129,14 @@ message("$ ${shown}\n--- stdout ---\n${out}--- stderr ---\n${err}--- exit code: 
 set(failures "")
 if(NOT "${code}" STREQUAL "${EXPECT_CODE}")
   string(APPEND failures "exit code ${code}, expected ${EXPECT_CODE}. ")
+endif()
+# A usage error is one sentence: nothing else on stderr before or after it (a compiler's
+# "1 error generated.", a second warning) that would bury it.
+if("${EXPECT_CODE}" STREQUAL "2")
+  string(STRIP "${err}" stripped)
+  if(stripped MATCHES "\n")
+    string(APPEND failures "a usage error must be one line on stderr, got several. ")
+  endif()
 endif()
 foreach(regex IN LISTS regexes)
   if(NOT "${regex}" STREQUAL "" AND NOT "${out}${err}" MATCHES "${regex}")

@@ -1,6 +1,8 @@
 # readme_options.cmake: every option a lab's README handout lists must exist in the lab's --help,
 # so the handout cannot drift from the code.
 #   cmake -DLAB=path/to/lab -DREADME=labs/NN_name/README.md -P readme_options.cmake
+# Options are whole tokens on both sides: a substring search would find `-n` inside `--no-tuned`
+# and `--local` inside `--multi-local`, and pass for an option that does not exist.
 file(READ ${README} text)
 string(FIND "${text}" "## Options" begin)
 string(FIND "${text}" "## Questions" end)
@@ -9,8 +11,22 @@ if(begin LESS 0 OR end LESS begin)
 endif()
 math(EXPR length "${end} - ${begin}")
 string(SUBSTRING "${text}" ${begin} ${length} options)
-string(REGEX MATCHALL "`-[-a-zA-Z0-9]+" flags "${options}")
+
+# An option starts after one of these characters (or at the start of the text) and runs to the
+# first character that cannot be part of its name; the greedy name match is what makes it whole
+# (`--multi-local` is one option, never `--multi` or `-local`). A dash after a letter, as in
+# "work-group", does not start an option; a dash before a digit is a number.
+set(before "[ \t\r\n`([{|,/\"']")
+set(name "--?[a-zA-Z][-a-zA-Z0-9_]*")
+set(after "[^-a-zA-Z0-9_]")
+
+string(REGEX MATCHALL "(^|${before})${name}" flags "${options}")
+list(TRANSFORM flags REPLACE "^[^-]+" "")
 list(REMOVE_DUPLICATES flags)
+list(LENGTH flags count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "${README}: no options found in its '## Options' section")
+endif()
 
 execute_process(COMMAND ${LAB} --help OUTPUT_VARIABLE help RESULT_VARIABLE code)
 if(NOT code EQUAL 0)
@@ -18,14 +34,12 @@ if(NOT code EQUAL 0)
 endif()
 set(missing "")
 foreach(flag IN LISTS flags)
-  string(SUBSTRING "${flag}" 1 -1 flag)
-  string(FIND "${help}" "${flag}" found)
-  if(found LESS 0)
+  # A name holds only letters, digits, '-' and '_', none of them special in a regex.
+  if(NOT help MATCHES "(^|${before})${flag}(${after}|$)")
     list(APPEND missing ${flag})
   endif()
 endforeach()
-list(LENGTH flags count)
 if(missing)
   message(FATAL_ERROR "${README} lists options that ${LAB} --help does not know: ${missing}")
 endif()
-message(STATUS "${count} options of ${README} found in --help")
+message(STATUS "${count} options of ${README} found in --help: ${flags}")

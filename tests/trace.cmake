@@ -5,9 +5,23 @@
 #   there is one such record per track the commands use (at least MIN_TRACKS of them);
 # - every command starts at or after 0 and ends within the host's time for the whole run
 #   (otherData.host_elapsed_us), and its stage durations are not negative;
-# - each name in NAMES ('|'-separated) is the name of at least one command.
+# - each name in NAMES ('|'-separated) is the name of at least one command;
+# - no two commands on one track overlap without one containing the other: a viewer stacks the
+#   slices of one thread, and drops or misplaces one that only partly overlaps another.
 cmake_policy(VERSION 3.20)
 include(${CMAKE_CURRENT_LIST_DIR}/command_after_separator.cmake)
+
+# _to_ns(TEXT OUT): a JSON number of microseconds ("12", "12.345") as whole nanoseconds, since
+# CMake's math is integer only; the lab writes times to the nanosecond, never in exponent form.
+function(_to_ns text out)
+  if(NOT text MATCHES "^([0-9]+)(\\.([0-9]*))?$")
+    message(FATAL_ERROR "time '${text}' is not a plain number of microseconds")
+  endif()
+  set(fraction "${CMAKE_MATCH_3}000")
+  string(SUBSTRING "${fraction}" 0 3 fraction)
+  math(EXPR ns "${CMAKE_MATCH_1} * 1000 + 1${fraction} - 1000")
+  set(${out} ${ns} PARENT_SCOPE)
+endfunction()
 
 file(REMOVE "${TRACE}")
 execute_process(COMMAND ${command} --trace ${TRACE} OUTPUT_VARIABLE out ERROR_VARIABLE errors
@@ -44,6 +58,10 @@ foreach(i RANGE 0 ${last})
     string(JSON dur GET "${event}" dur)
     list(APPEND used_tracks ${tid})
     list(APPEND names "${name}")
+    _to_ns("${ts}" start_ns)
+    _to_ns("${dur}" dur_ns)
+    math(EXPR end_ns "${start_ns} + ${dur_ns}")
+    list(APPEND slices_${tid} "${start_ns}:${end_ns}:${i}")
     if(ts LESS 0 OR dur LESS 0)
       message(FATAL_ERROR "event ${i} (${name}) has ts ${ts} and dur ${dur}")
     endif()
@@ -69,6 +87,28 @@ if(commands EQUAL 0)
 endif()
 list(REMOVE_DUPLICATES used_tracks)
 list(REMOVE_DUPLICATES named_tracks)
+# Partial overlaps, track by track: A starts first, B starts inside A and ends after it.
+foreach(tid IN LISTS used_tracks)
+  foreach(a IN LISTS slices_${tid})
+    string(REPLACE ":" ";" a "${a}")
+    list(GET a 0 a_start)
+    list(GET a 1 a_end)
+    foreach(b IN LISTS slices_${tid})
+      string(REPLACE ":" ";" b "${b}")
+      list(GET b 0 b_start)
+      list(GET b 1 b_end)
+      if(b_start GREATER a_start AND b_start LESS a_end AND b_end GREATER a_end)
+        list(GET a 2 a_index)
+        list(GET b 2 b_index)
+        string(JSON a_name GET "${json}" traceEvents ${a_index} name)
+        string(JSON b_name GET "${json}" traceEvents ${b_index} name)
+        message(FATAL_ERROR "on track ${tid}, '${b_name}' (${b_start}-${b_end} ns) starts "
+                            "inside '${a_name}' (${a_start}-${a_end} ns) and ends after it: "
+                            "overlapping commands belong on separate lanes")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
 list(SORT used_tracks)
 list(SORT named_tracks)
 if(NOT used_tracks STREQUAL named_tracks)

@@ -296,17 +296,42 @@ void Cli::parse() {
     throw Error(kExitPassed, "");
   }
   // An option given an empty word (often a shell variable that is not set) would silently mean
-  // "not given": the suite's own kernel graded in place of the student's.
-  for (const char* name : {"--kernel-dir", "--kernel-file", "--trace"}) {
-    const CLI::Option* option = app.get_option_no_throw(name);
-    if (option != nullptr && option->count() > 0 && option->as<std::string>().empty()) {
-      throw UsageError(std::string(name) +
-                       " was given an empty path (is the shell variable behind it set?): give "
-                       "the path, or leave the option out");
-    }
+  // "not given": the suite's own kernel graded in place of the student's, a default tunable
+  // reported as the one asked for.
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() == 0 || option->get_expected_min() == 0) continue;  // not given, a flag
+    const auto& long_names = option->get_lnames();
+    const std::string name =
+        long_names.empty() ? option->get_name(false, true) : "--" + long_names.front();
+    bool empty = false;
+    for (const auto& word : option->results()) empty = empty || trim(word).empty();
+    if (!empty) continue;
+    const bool path = name == "--kernel-dir" || name == "--kernel-file" || name == "--trace";
+    throw UsageError(name + " was given an empty " + (path ? "path" : "value") +
+                     " (is the shell variable behind it set?): give " +
+                     (path ? "the path" : "a value") + ", or leave the option out");
   }
   check_kernel_paths(options_);
   if (!options_.trace.empty()) start_trace(options_.trace);
+}
+
+bool Cli::given(const std::string& name) const {
+  const CLI::Option* option = parser_->app.get_option_no_throw(name);
+  return option != nullptr && option->count() > 0;
+}
+
+void check_part_options(const Cli& cli, const std::string& part, const PartOptions& read_by,
+                        std::ostream& err) {
+  if (part == "all") return;
+  for (const auto& [option, parts] : read_by) {
+    if (!cli.given(option) || std::find(parts.begin(), parts.end(), part) != parts.end()) continue;
+    std::string names;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      names += (i == 0 ? "" : i + 1 == parts.size() ? " or " : ", ") + parts[i];
+    }
+    err << cli.name() << ": note: " << option << " is read by --part " << names << ", not by "
+        << part << ": ignored (choose --part " << names << " or all to use it)\n";
+  }
 }
 
 OutputFormat Cli::format() const {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -192,6 +193,49 @@ bool mentions(const std::string& text, const std::string& name) {
   return false;
 }
 
+// What the process writes to its standard error (file descriptor 2) while one of these lives:
+// an OpenCL compiler may print its own summary there ("1 error generated.") besides the build
+// log, which would put a second line before a one-line usage error.
+class CapturedStderr {
+ public:
+  CapturedStderr() {
+    std::fflush(stderr);
+    std::cerr.flush();
+    file_ = std::tmpfile();
+    saved_ = file_ != nullptr ? ::dup(2) : -1;
+    if (saved_ >= 0 && ::dup2(::fileno(file_), 2) < 0) {
+      ::close(saved_);
+      saved_ = -1;
+    }
+  }
+  ~CapturedStderr() { release(); }
+  CapturedStderr(const CapturedStderr&) = delete;
+  CapturedStderr& operator=(const CapturedStderr&) = delete;
+
+  // Restores standard error and returns what was written meanwhile.
+  std::string release() {
+    std::string text;
+    if (saved_ >= 0) {
+      std::fflush(stderr);
+      ::dup2(saved_, 2);
+      ::close(saved_);
+      saved_ = -1;
+      std::rewind(file_);
+      char buffer[4096];
+      for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, file_)) > 0;) {
+        text.append(buffer, got);
+      }
+    }
+    if (file_ != nullptr) std::fclose(file_);
+    file_ = nullptr;
+    return text;
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  int saved_ = -1;
+};
+
 // The sentence of the first #error directive of `source` that the build log quotes, or "".
 std::string failed_guard(const std::string& source, const std::string& log) {
   std::istringstream lines(source);
@@ -357,10 +401,16 @@ Program build_program(const Env& env, const Options& options, const std::string&
   // line number (Oclgrind): there the source goes in as it is, and the log's name is replaced.
   const bool pocl = env.platform_name().find("Portable Computing Language") != std::string::npos;
   built.program = cl::Program(env.context, (pocl ? line_directive(built.path) : "") + source);
+  CapturedStderr compiler_output;
   try {
     built.program.build(std::vector<cl::Device>{env.device}, flags.c_str());
+    std::cerr << compiler_output.release();
   } catch (const cl::Error& error) {
-    if (error.err() != CL_BUILD_PROGRAM_FAILURE && error.err() != CL_INVALID_BUILD_OPTIONS) throw;
+    const std::string printed = compiler_output.release();
+    if (error.err() != CL_BUILD_PROGRAM_FAILURE && error.err() != CL_INVALID_BUILD_OPTIONS) {
+      std::cerr << printed;
+      throw;
+    }
     std::string log = built.program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device);
     for (std::size_t at = log.find("<kernel>:"); at != std::string::npos;
          at = log.find("<kernel>:", at + built.path.size())) {
@@ -382,7 +432,7 @@ Program build_program(const Env& env, const Options& options, const std::string&
       throw UsageError(built.path + " refuses " + given + ": " + guard +
                        (options_named.empty() ? "" : " (set with " + options_named + ")"));
     }
-    std::cerr << "Build log for " << built.path << " (options \"" << flags << "\"):\n"
+    std::cerr << printed << "Build log for " << built.path << " (options \"" << flags << "\"):\n"
               << log << "\n";
     if (error.err() == CL_INVALID_BUILD_OPTIONS) {
       throw RuntimeError("the OpenCL compiler rejected the build options \"" + flags +

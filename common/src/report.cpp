@@ -52,16 +52,28 @@ std::string rate_text(const Result& result) {
   return fixed(result.rate, result.rate < 10 ? 3 : 1) + " " + result.unit;
 }
 
-// "TS=16 KMAX=1024" from a row's tunables.
+// "TS=16 (tuned), KMAX=1024 (default)" from a row's tunables.
 std::string tunables_text(const Result& result) {
   std::string text;
-  for (const auto& [name, value] : result.tunables) {
-    text += (text.empty() ? "" : " ") + name + "=" + std::to_string(value);
+  for (const auto& t : result.tunables) {
+    text += (text.empty() ? "" : ", ") + t.name + "=" + std::to_string(t.value) + " (" +
+            origin_name(t.origin) + ")";
   }
   return text;
 }
 
 }  // namespace
+
+const char* origin_name(Origin origin) {
+  switch (origin) {
+    case Origin::tuned:
+      return "tuned";
+    case Origin::command_line:
+      return "command line";
+    default:
+      return "default";
+  }
+}
 
 bool Report::all_passed() const {
   return !results_.empty() &&
@@ -125,7 +137,11 @@ nlohmann::json Report::json() const {
     }
     if (!r.tunables.empty()) {
       row["tunables"] = nlohmann::json::object();
-      for (const auto& [name, value] : r.tunables) row["tunables"][name] = value;
+      row["tunable_origins"] = nlohmann::json::object();
+      for (const auto& t : r.tunables) {
+        row["tunables"][t.name] = t.value;
+        row["tunable_origins"][t.name] = origin_name(t.origin);
+      }
       if (!r.tuning.empty()) row["tuning"] = r.tuning;
     }
     if (!r.unit.empty()) {
@@ -227,8 +243,7 @@ void Report::print(OutputFormat format, std::ostream& out) const {
   std::string tuning;
   for (const auto& r : results_) {
     if (!r.tunables.empty())
-      tuning += (tuning.empty() ? "" : "; ") + r.variant + " " + tunables_text(r) +
-                (r.tuning.empty() ? "" : " (" + r.tuning + ")");
+      tuning += (tuning.empty() ? "" : "; ") + r.variant + " " + tunables_text(r);
   }
   if (!tuning.empty()) out << "  tunables: " << tuning << "\n";
   for (const auto& r : results_) {

@@ -144,23 +144,62 @@ nlohmann::json Trace::json(const std::string& lab, const std::string& device) co
       tracks.push_back(c.track);
     }
   }
-  for (std::size_t i = 0; i < tracks.size(); ++i) {
-    events.push_back({{"name", "thread_name"},
-                      {"ph", "M"},
-                      {"pid", 1},
-                      {"tid", i + 1},
-                      {"args", {{"name", tracks[i]}}}});
-    events.push_back({{"name", "thread_sort_index"},
-                      {"ph", "M"},
-                      {"pid", 1},
-                      {"tid", i + 1},
-                      {"args", {{"sort_index", i}}}});
+  const auto track_index = [&tracks](const TracedCommand& c) {
+    return static_cast<std::size_t>(std::find(tracks.begin(), tracks.end(), c.track) -
+                                    tracks.begin());
+  };
+  // Lanes: a viewer draws the complete slices of one thread as a stack, so two commands that
+  // overlap without one containing the other cannot share a thread (Perfetto drops or misplaces
+  // one of them, hiding the very overlap an out-of-order queue shows). Each queue's commands are
+  // dealt, by start time, onto the first lane whose last command has ended.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < commands_.size(); ++i) {
+    if (timed(commands_[i])) order.push_back(i);
   }
-  for (const auto& c : commands_) {
+  std::stable_sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) {
+    return commands_[a].start < commands_[b].start;
+  });
+  std::vector<std::vector<cl_ulong>> lane_ends(tracks.size());  // per track, per lane
+  std::vector<std::size_t> lane_of(commands_.size(), 0);
+  for (const std::size_t i : order) {
+    auto& ends = lane_ends[track_index(commands_[i])];
+    std::size_t lane = 0;
+    while (lane < ends.size() && ends[lane] > commands_[i].start) ++lane;
+    if (lane == ends.size()) ends.push_back(0);
+    ends[lane] = commands_[i].end;
+    lane_of[i] = lane;
+  }
+  // One thread per lane, a queue's lanes side by side: tid 1 is the first queue's first lane.
+  std::vector<std::size_t> first_tid(tracks.size(), 1);
+  for (std::size_t t = 1; t < tracks.size(); ++t) {
+    first_tid[t] = first_tid[t - 1] + lane_ends[t - 1].size();
+  }
+  for (std::size_t t = 0; t < tracks.size(); ++t) {
+    for (std::size_t lane = 0; lane < lane_ends[t].size(); ++lane) {
+      const std::size_t tid = first_tid[t] + lane;
+      const std::string name =
+          lane == 0 ? tracks[t] : tracks[t] + " (overlap lane " + std::to_string(lane + 1) + ")";
+      events.push_back({{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", 1},
+                        {"tid", tid},
+                        {"args", {{"name", name}}}});
+      events.push_back({{"name", "thread_sort_index"},
+                        {"ph", "M"},
+                        {"pid", 1},
+                        {"tid", tid},
+                        {"args", {{"sort_index", tid - 1}}}});
+    }
+  }
+  std::size_t lanes = 0;
+  for (const auto& ends : lane_ends) lanes += ends.size();
+  for (std::size_t i = 0; i < commands_.size(); ++i) {
+    const TracedCommand& c = commands_[i];
     if (!timed(c)) continue;
-    const auto tid = std::find(tracks.begin(), tracks.end(), c.track) - tracks.begin() + 1;
+    const std::size_t tid = first_tid[track_index(c)] + lane_of[i];
     nlohmann::json args = c.args;
     args["command"] = c.type;
+    args["queue"] = c.track;
     args["queued_us"] = us(c.queued);
     args["queued_to_submit_us"] = stage(c.queued, c.submit);
     args["submit_to_start_us"] = stage(c.submit, c.start);
@@ -188,6 +227,7 @@ nlohmann::json Trace::json(const std::string& lab, const std::string& device) co
             {"commands", commands_.size() - untimed.size()},
             {"commands_without_timestamps", untimed},
             {"tracks", tracks.size()},
+            {"lanes", lanes},
             {"host_elapsed_us", host_us}}}};
 }
 

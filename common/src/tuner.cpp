@@ -176,6 +176,19 @@ void TuningCache::save() const {
   }
 }
 
+void TuningCache::require_writable() const {
+  const std::filesystem::path file(path_);
+  std::error_code error;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
+  const std::string probe = path_ + ".tmp";
+  const bool writable = static_cast<bool>(std::ofstream(probe, std::ios::app));
+  std::filesystem::remove(probe, error);
+  if (!writable) {
+    throw UsageError("--tune: cannot write the tuning cache " + path_ +
+                     ": set LAB_TUNING_CACHE (or XDG_CACHE_HOME) to a file in a writable folder");
+  }
+}
+
 std::vector<Tuning> tuning_candidates(const std::vector<Tunable>& tunables,
                                       const std::vector<std::string>& names, const Tuning& base) {
   std::vector<Tuning> out{base};
@@ -293,7 +306,7 @@ Tuning resolve_tuning(const TunableOptions& options, const std::vector<Tunable>&
       if (!known) usable = false;
     }
     if (usable) {
-      for (const auto& [name, value] : cached.values) tuning.set(name, value);
+      for (const auto& [name, value] : cached.values) tuning.set(name, value, Origin::tuned);
       source = "tuned";
     } else if (!cached.values.empty()) {
       warnings << "warning: the tuned setting for " << key.variant << " in " << cache.path()
@@ -336,7 +349,9 @@ Tuning tune_variant(const std::vector<Tunable>& tunables, const std::vector<std:
   cache.store(key, best.tuning.values(names), best.outcome.rate, unit);
   cache.save();
   out << "tune: stored in " << cache.path() << "\n";
-  return best.tuning;
+  Tuning found = best.tuning;
+  for (const auto& name : free) found.set(name, found[name], Origin::tuned);
+  return found;
 }
 
 TuningCache open_tuning_cache(const TunableOptions& options, const std::string& lab,

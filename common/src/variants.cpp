@@ -1,6 +1,8 @@
 // variants.cpp: tunable values, their options, and the shared launch path of a family's variants.
 #include "lab/variants.hpp"
 
+#include "lab/tuner.hpp"
+
 #include "lab/error.hpp"
 
 #include <numeric>
@@ -62,15 +64,15 @@ std::string bound_text(std::int64_t value) {
 
 }  // namespace
 
-void Tuning::set(const std::string& name, std::int64_t value, bool given) {
+void Tuning::set(const std::string& name, std::int64_t value, Origin origin) {
   for (auto& entry : entries_) {
     if (entry.name == name) {
       entry.value = value;
-      entry.given = entry.given || given;
+      entry.origin = std::max(entry.origin, origin);
       return;
     }
   }
-  entries_.push_back({name, value, given});
+  entries_.push_back({name, value, origin});
 }
 
 Tuning Tuning::with(std::initializer_list<std::pair<std::string, std::int64_t>> values) const {
@@ -91,11 +93,11 @@ bool Tuning::has(const std::string& name) const {
                      [&](const Entry& entry) { return entry.name == name; });
 }
 
-bool Tuning::given(const std::string& name) const {
+Origin Tuning::origin(const std::string& name) const {
   for (const auto& entry : entries_) {
-    if (entry.name == name) return entry.given;
+    if (entry.name == name) return entry.origin;
   }
-  return false;
+  return Origin::default_value;
 }
 
 std::string Tuning::text(const std::vector<std::string>& names) const {
@@ -114,6 +116,12 @@ std::vector<std::pair<std::string, std::int64_t>> Tuning::values(
   std::vector<std::pair<std::string, std::int64_t>> values;
   for (const auto& name : names) values.emplace_back(name, (*this)[name]);
   return values;
+}
+
+std::vector<TunableValue> Tuning::row(const std::vector<std::string>& names) const {
+  std::vector<TunableValue> row;
+  for (const auto& name : names) row.push_back({name, (*this)[name], origin(name)});
+  return row;
 }
 
 void require_one_variant_for_kernel_file(const Options& options, const std::string& variant) {
@@ -170,6 +178,19 @@ TunableOptions::TunableOptions(Cli& cli, const std::vector<Tunable>& tunables)
 
 void TunableOptions::check() {
   given_.clear();
+  given_by_.clear();
+  // One value per tunable: a second one (from another option, or twice in --tunable) would be
+  // silently overridden by whichever the parser read last.
+  const auto give = [this](const std::string& name, std::int64_t value, const std::string& by) {
+    for (std::size_t i = 0; i < given_.size(); ++i) {
+      if (given_[i].first == name) {
+        throw UsageError(name + " is set twice, by " + given_by_[i] + " and by " + by +
+                         ": give it once");
+      }
+    }
+    given_.emplace_back(name, value);
+    given_by_.push_back(by);
+  };
   for (const auto& [option, text] : texts_) {
     if (text.empty()) continue;
     std::vector<const Tunable*> shared;
@@ -177,7 +198,8 @@ void TunableOptions::check() {
       if (t.option == option) shared.push_back(&t);
     }
     if (shared.front()->position < 0) {
-      for (const auto* t : shared) given_.emplace_back(t->name, parse_value(*t, option, text));
+      for (const auto* t : shared)
+        give(t->name, parse_value(*t, option, text), option + " " + text);
       continue;
     }
     const auto values = split(text, ',');
@@ -188,9 +210,11 @@ void TunableOptions::check() {
                        names + "), not " + std::to_string(values.size()));
     }
     for (std::size_t i = 0; i < values.size(); ++i) {
-      given_.emplace_back(shared[i]->name, parse_value(*shared[i], option, values[i]));
+      give(shared[i]->name, parse_value(*shared[i], option, values[i]), option + " " + text);
     }
   }
+  // Before any work: a search whose result cannot be kept is refused, not run.
+  if (tune_) TuningCache().require_writable();
   if (by_name_.empty()) return;
   for (const auto& item : split(by_name_, ',')) {
     const auto equals = item.find('=');
@@ -203,12 +227,47 @@ void TunableOptions::check() {
       throw UsageError("--tunable: '" + item + "' is not NAME=VALUE for a tunable of this lab (" +
                        either(names) + ")");
     }
-    given_.emplace_back(name, parse_value(*t, "--tunable " + name, item.substr(equals + 1)));
+    give(name, parse_value(*t, "--tunable " + name, item.substr(equals + 1)),
+         "--tunable " + trim(item));
   }
 }
 
+std::vector<std::string> TunableOptions::unused(const VariantTunables& chosen,
+                                                const VariantTunables& all) const {
+  std::vector<std::string> notes;
+  const auto uses = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  // An option is used when a chosen variant uses any tunable it sets (--local sets several).
+  for (std::size_t i = 0; i < given_.size(); ++i) {
+    if (i > 0 && given_by_[i] == given_by_[i - 1]) continue;  // one note per option
+    bool used = false;
+    std::vector<std::string> names;  // what this option sets
+    for (std::size_t j = 0; j < given_.size(); ++j) {
+      if (given_by_[j] != given_by_[i]) continue;
+      names.push_back(given_[j].first);
+      for (const auto& [variant, tunables] : chosen) used = used || uses(tunables, given_[j].first);
+    }
+    if (used) continue;
+    std::vector<std::string> users, runs;
+    for (const auto& [variant, tunables] : all) {
+      for (const auto& name : names) {
+        if (uses(tunables, name) && !uses(users, variant)) users.push_back(variant);
+      }
+    }
+    for (const auto& variant : chosen) runs.push_back(variant.first);
+    std::string listed;
+    for (const auto& name : names) listed += (listed.empty() ? "" : ", ") + name;
+    notes.push_back(given_by_[i] + ": " + (runs.size() == 1 ? "variant " : "variants ") +
+                    either(runs) + (runs.size() == 1 ? " does" : " do") + " not use " + listed +
+                    (users.empty() ? std::string(": ignored")
+                                   : ": ignored (--variant " + either(users) + " uses it)"));
+  }
+  return notes;
+}
+
 Tuning TunableOptions::apply(Tuning defaults) const {
-  for (const auto& [name, value] : given_) defaults.set(name, value, true);
+  for (const auto& [name, value] : given_) defaults.set(name, value, Origin::command_line);
   return defaults;
 }
 

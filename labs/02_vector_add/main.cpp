@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
                                 "work-item");
         }
         lab::require_kernel_files(opt, family.kernel_files(s.variant), "--variant");
+        lab::check_tunables_used(tunable_options, family, s.variant, std::cerr);
         std::vector<const vector_add::Variant*> variants;
         for (const auto& v : family.variants) {
           if (s.variant == "all" || s.variant == v.name) variants.push_back(&v);
@@ -178,7 +179,7 @@ int main(int argc, char** argv) {
           lab::set_timing(row, timing);
           row.rate = lab::gigabytes_per_second(family.work(s.n).bytes, timing.time.median);
           row.unit = "GB/s";
-          row.tunables = t.values(v->tunables);
+          row.tunables = t.row(v->tunables);
           row.out_of_bounds = guard.total();
           lab::set_check(row, check);
           if (!quiet) {

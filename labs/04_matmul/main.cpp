@@ -44,7 +44,6 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   const matmul::Family& family = matmul::family();
   std::ostringstream discard;  // what quiet runs would print
   lab::LabTuning tunings(tunable_options, family.tunables, defaults, "matmul", std::cerr);
-  const lab::Tuning command_line = tunable_options.apply(defaults);
   std::vector<std::size_t> tuned_index(variants.size());  // in tunings; the host loop has none
   std::size_t added = 0;
   matmul::Reach reach;
@@ -113,15 +112,12 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   report.details()["reference_seconds"] = reference_seconds;
   report.details()["peak_gflops"] = peak.gflops;
   report.details()["peak_how"] = peak.how;
-  std::vector<std::string> used;
-  for (const auto* variant : variants) {
-    for (const auto& name : variant->tunables) {
-      if (std::find(used.begin(), used.end(), name) == used.end()) used.push_back(name);
+  // What each row ran with (the defaults, the cache or the command line), by variant.
+  for (const auto& row : report.results()) {
+    for (const auto& t : row.tunables) {
+      report.details()["tunables"][row.variant][t.name] = {{"value", t.value},
+                                                           {"origin", lab::origin_name(t.origin)}};
     }
-  }
-  for (const auto& [name, value] : command_line.values(used)) {
-    report.details()["tunables"][name] = value;
-    if (command_line.given(name)) report.details()["tunables_given"].push_back(name);
   }
   report.print(cli.format(), std::cout);
   cli.out() << "Peak: " << peak.how << "\n";
@@ -165,6 +161,7 @@ int main(int argc, char** argv) {
               "index with int): choose smaller sizes");
         }
         lab::check_kernel_options(opt, matmul::family(), s.variant);
+        lab::check_tunables_used(tunable_options, matmul::family(), s.variant, std::cerr);
         if (!opt.kernel_file.empty() && s.variant != "all" &&
             matmul::family().variant(s.variant).kernel_file.empty()) {
           throw lab::UsageError(

@@ -498,7 +498,7 @@ lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffe
       "bounds check on i and j");
   if (!outside.empty()) context.err << "matmul: " << outside << "\n";
   lab::Result row = make_result(variant.name, d, timing, check, is_float ? context.peak : Peak{});
-  row.tunables = context.tuning.values(variant.tunables);
+  row.tunables = context.tuning.row(variant.tunables);
   if (pad) {
     row.note = "padded to " + run_dims.text() +
                ": copies in, the exact kernel, a copy out, first start to last end";

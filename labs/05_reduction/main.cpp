@@ -277,7 +277,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
 
     lab::Result row = timed_row(v->name, timing);
     row.end_to_end = whole.time;
-    row.tunables = t.values(v->tunables);
+    row.tunables = t.row(v->tunables);
     row.out_of_bounds = guard.total();
     lab::set_check(row, check);
     if (is_float) {
@@ -376,6 +376,7 @@ int main(int argc, char** argv) {
         lab::check_kernel_options(opt, family, s.variant, [&](const reduction::Variant& v) {
           return !(v.extra.int_only && s.dtype == "float");
         });
+        lab::check_tunables_used(tunable_options, family, s.variant, std::cerr);
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());

@@ -107,7 +107,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
         "checks on both indices");
     if (!outside.empty()) err << "transpose: " << outside << "\n";
     lab::Result row = lab::bandwidth_row(v->name, dims.text(), timing, bytes, check, guard.total());
-    row.tunables = t.values(v->tunables);
+    row.tunables = t.row(v->tunables);
     return row;
   };
   std::vector<lab::Result> rows;
@@ -184,6 +184,7 @@ int main(int argc, char** argv) {
         const auto& opt = cli.options();
         const transpose::Dims dims = size.shape();
         lab::check_kernel_options(opt, family, s.variant);
+        lab::check_tunables_used(tunable_options, family, s.variant, std::cerr);
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());

@@ -115,7 +115,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
     lab::Timing timing;
     std::string note;
     std::uint64_t stray = 0;  // elements written into At's and Bt's guard zones
-    std::vector<std::pair<std::string, std::int64_t>> transpose_tunables;
+    std::vector<lab::TunableValue> transpose_tunables;
     if (!v->extra.transposes) {
       timing = lab::time_launches(
           run_options,
@@ -153,7 +153,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
           say);
       note = "3 kernels, first start to last end: transpose (" + tv.name +
              "), scan, transpose back; the matrix moves 3 times";
-      transpose_tunables = tt.values(tv.tunables);
+      transpose_tunables = tt.row(tv.tunables);
       if (!quiet) transposes = {{"kernel", tv.name}, {"tunables", tt.text(tv.tunables)}};
       // The scan's own reads and writes past At and Bt land in their guard zones.
       using Named = std::pair<lab::GuardedBuffer<T>*, const char*>;
@@ -187,7 +187,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
     if (!outside.empty()) err << "coalescing: " << outside << "\n";
     lab::Result row =
         lab::bandwidth_row(v->name, dims.text(), timing, bytes, check, guard.total() + stray);
-    row.tunables = t.values(v->tunables);
+    row.tunables = t.row(v->tunables);
     row.tunables.insert(row.tunables.end(), transpose_tunables.begin(), transpose_tunables.end());
     row.note = note;
     return row;
@@ -244,6 +244,7 @@ int main(int argc, char** argv) {
         const auto& opt = cli.options();
         const coalescing::Dims dims = size.shape();
         lab::check_kernel_options(opt, family, s.variant);
+        lab::check_tunables_used(tunable_options, family, s.variant, std::cerr);
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());

@@ -33,13 +33,11 @@ int main(int argc, char** argv) {
 
         // 6. Run: warm-up pipelines, then timed ones; each is write a, write b, kernel, read c,
         //    then clFinish, with the host clock around the whole
-        for (int i = 0; i < opt.warmup; ++i) pipeline.run(in, /*timed=*/false);
-        std::vector<profiling::Run> runs;
-        for (int i = 0; i < opt.reps; ++i) runs.push_back(pipeline.run(in, /*timed=*/true));
+        const profiling::Runs runs = profiling::run_pipelines(pipeline, in, opt);
 
         // 7. Verify: c of every timed run, and what the timestamps promise
         lab::Report report("profiling", env.device_name());
-        profiling::print_last_run(runs.back(), cli.out());
+        profiling::print_last_run(runs.timed.back(), cli.out());
         profiling::report_runs(runs, s, resolution, report, cli.out(), std::cerr);
 
         // 8. Report

@@ -88,7 +88,7 @@ Pipeline::Pipeline(lab::Env& env, const lab::Options& options, const Settings& s
       << " transfers\n";
 }
 
-Run Pipeline::run(const Inputs& in, bool timed) {
+Run Pipeline::run(const Inputs& in, bool timed, int index) {
   const std::size_t bytes = settings_.n * sizeof(float);
   const cl_bool blocking = settings_.blocking ? CL_TRUE : CL_FALSE;
   cl::CommandQueue& queue = env_.queue;
@@ -114,7 +114,8 @@ Run Pipeline::run(const Inputs& in, bool timed) {
   for (std::size_t c = 0; c < kCommands; ++c) {
     run.stamps[c] = stamps_of(events[c]);
     lab::trace_command(events[c], command_names()[c],
-                       timed ? nlohmann::json::object() : nlohmann::json{{"warm-up", true}});
+                       timed ? nlohmann::json{{"run", index + 1}}
+                             : nlohmann::json{{"warm-up", true}, {"run", index + 1}});
   }
   // Every element of every run; the first failing run prints its mismatches.
   std::ostringstream quiet;
@@ -134,6 +135,36 @@ Run Pipeline::run(const Inputs& in, bool timed) {
     reported_guard_ = true;
   }
   return run;
+}
+
+Runs run_pipelines(Pipeline& pipeline, const Inputs& in, const lab::Options& options) {
+  // The rule lab::time_on_host applies, made here because the report needs each run's timestamps,
+  // which time_on_host does not hand back: once a pipeline takes over kLongRunSeconds, no more
+  // warm-ups and at most kLongRunReps timed runs.
+  Runs runs;
+  int reps = options.reps;
+  bool long_run = false;
+  const auto seen = [&](const Run& run) {
+    if (run.wall_s <= lab::kLongRunSeconds || long_run) return;
+    long_run = true;
+    if (reps > lab::kLongRunReps) {
+      char text[120];
+      std::snprintf(text, sizeof text, "over %g s a run: %d timed runs, not %d",
+                    lab::kLongRunSeconds, lab::kLongRunReps, reps);
+      runs.made.note = text;
+      reps = lab::kLongRunReps;
+    }
+  };
+  for (int i = 0; i < options.warmup && !long_run; ++i) {
+    seen(pipeline.run(in, /*timed=*/false, i));
+    ++runs.made.warmup;
+  }
+  for (int i = 0; i < reps; ++i) {
+    runs.timed.push_back(pipeline.run(in, /*timed=*/true, i));
+    seen(runs.timed.back());
+  }
+  runs.made.reps = static_cast<int>(runs.timed.size());
+  return runs;
 }
 
 void print_last_run(const Run& run, std::ostream& out) {
@@ -165,11 +196,26 @@ void print_last_run(const Run& run, std::ostream& out) {
   out << line;
 }
 
-void report_runs(const std::vector<Run>& runs, const Settings& settings, cl_ulong resolution_ns,
+void report_runs(const Runs& pipelines, const Settings& settings, cl_ulong resolution_ns,
                  lab::Report& report, std::ostream& out, std::ostream& err) {
+  const std::vector<Run>& runs = pipelines.timed;
+  const lab::Timing& made = pipelines.made;
+  // Each row's times with the runs made: its warm-ups and timed runs in --json, the timed runs in
+  // the table and --csv, and the long-run rule's note when it cut them.
+  const auto set_times = [&made](lab::Result& row, const std::vector<double>& seconds,
+                                 const char* clock) {
+    lab::Timing timing = made;
+    timing.time = lab::summarize(seconds);
+    timing.clock = clock;
+    lab::set_timing(row, timing);
+  };
+  const std::string counted = std::to_string(made.warmup) + " warm-up and " +
+                              std::to_string(runs.size()) + " timed run" +
+                              (runs.size() == 1 ? "" : "s");
   char line[200];
-  std::snprintf(line, sizeof line, "Medians over %zu runs, in us:\n  %-18s %14s %14s %12s\n",
-                runs.size(), "command", "queued->submit", "submit->start", "start->end");
+  std::snprintf(line, sizeof line,
+                "Medians of the timed runs (%s made), in us:\n  %-18s %14s %14s %12s\n",
+                counted.c_str(), "command", "queued->submit", "submit->start", "start->end");
   out << line;
   const std::string size = "n=" + std::to_string(settings.n);
   const double bytes[kCommands] = {4.0 * settings.n, 4.0 * settings.n, 12.0 * settings.n,
@@ -188,8 +234,7 @@ void report_runs(const std::vector<Run>& runs, const Settings& settings, cl_ulon
     lab::Result row;
     row.variant = command_names()[c];
     row.size = size;
-    row.time = lab::summarize(running);
-    row.clock = "event";
+    set_times(row, running, "event");
     row.rate = lab::gigabytes_per_second(bytes[c], row.time->median);
     row.unit = "GB/s";
     row.passed = broken.empty();
@@ -241,8 +286,9 @@ void report_runs(const std::vector<Run>& runs, const Settings& settings, cl_ulon
   lab::Result row;
   row.variant = "pipeline (host clock)";
   row.size = size;
-  row.time = lab::summarize(wall);
-  row.clock = "host";
+  // The one note every format prints: --csv and --summary have no column for the warm-ups.
+  row.note = counted + " of the whole pipeline";
+  set_times(row, wall, "host");
   const lab::Stats events = lab::summarize(span);
   std::snprintf(line, sizeof line,
                 "  the whole pipeline: %.1f us on the host clock, %.1f us from the first QUEUED "

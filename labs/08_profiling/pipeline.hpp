@@ -45,8 +45,8 @@ class Pipeline {
  public:
   Pipeline(lab::Env& env, const lab::Options& options, const Settings& settings, std::ostream& out);
   // Write a, write b, the kernel, read c, clFinish; checks c. `timed` false marks a warm-up in
-  // the trace.
-  Run run(const Inputs& in, bool timed);
+  // the trace, where `index` (from 0 among the runs of its kind) numbers the run.
+  Run run(const Inputs& in, bool timed, int index);
 
  private:
   lab::Env& env_;
@@ -61,6 +61,15 @@ class Pipeline {
   bool reported_guard_ = false;
 };
 
+// The timed runs, and how many runs of each kind were made (Timing's warmup, reps and note; its
+// times unset): --warmup untimed pipelines, then --reps timed ones, under the suite's long-run
+// rule on the pipeline's host clock.
+struct Runs {
+  std::vector<Run> timed;
+  lab::Timing made;
+};
+Runs run_pipelines(Pipeline& pipeline, const Inputs& in, const lab::Options& options);
+
 // Prints the last run's timestamps, relative to its first command's QUEUED, and its stages.
 void print_last_run(const Run& run, std::ostream& out);
 
@@ -68,9 +77,10 @@ void print_last_run(const Run& run, std::ostream& out);
 // clock against event span) to `report`, after checking in every run what the timestamps promise:
 // queued <= submit <= start <= end for each command, each command of the in-order queue starting
 // after the previous one ended, the commands' span within the host's wall time, and c right. A
-// broken promise fails its row with a sentence on `err`.
+// broken promise fails its row with a sentence on `err`. Every row carries the runs made; the
+// pipeline row's note counts them too.
 // Also prints the median of each stage to `out`.
-void report_runs(const std::vector<Run>& runs, const Settings& settings, cl_ulong resolution_ns,
+void report_runs(const Runs& runs, const Settings& settings, cl_ulong resolution_ns,
                  lab::Report& report, std::ostream& out, std::ostream& err);
 
 }  // namespace profiling

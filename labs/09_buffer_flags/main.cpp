@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
                        "timing: the mode of C (default use, as in the lecture)",
                        flags::mode_names());
         cli.parse();
+        lab::check_part_options(cli, s.part, {{"--modes", {"timing"}}, {"--c-mode", {"timing"}}},
+                                std::cerr);
         for (std::string::size_type begin = 0; !modes.empty();) {
           const auto end = modes.find(',', begin);
           s.modes.push_back(modes.substr(begin, end - begin));

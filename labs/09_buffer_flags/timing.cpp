@@ -35,18 +35,86 @@ cl::Buffer make_buffer(const lab::Env& env, Mode mode, cl_mem_flags access, std:
   return cl::Buffer(env.context, access, bytes);
 }
 
-// Puts `host` into a buffer made by make_buffer, where the mode needs a step for that.
+// The timeline's words for one run, so that the picture reads next to the table: a command on a
+// buffer is "write A (write)", "map C (use)", in that buffer's mode, and the kernel is
+// "kernel matmul_naive (copy/use)", in its row's modes of A and B (the table's first column). The
+// args repeat the modes and number the run, warm-ups marked as lab::time_launches marks them.
+struct RunTrace {
+  std::string row;  // the row's modes of A and B, as --modes gave them
+  Mode a, b, c;
+  bool warmup;
+  int run;  // from 1, among the runs of its kind (warm-up or timed)
+
+  static const std::string& name(Mode mode) { return mode_names()[static_cast<int>(mode)]; }
+
+  nlohmann::json args() const {
+    nlohmann::json args{{"A", name(a)}, {"B", name(b)}, {"C", name(c)}, {"row", row}, {"run", run}};
+    if (warmup) args["warm-up"] = true;
+    return args;
+  }
+  // `command` ("write", "map", ...) of `event` on `buffer` ('A', 'B' or 'C').
+  void record(const cl::Event& event, const std::string& command, char buffer) const {
+    const Mode mode = buffer == 'A' ? a : buffer == 'B' ? b : c;
+    lab::trace_command(event, command + " " + buffer + " (" + name(mode) + ")", args());
+  }
+  void record_kernel(const cl::Event& event) const {
+    lab::trace_command(event, "kernel matmul_naive (" + row + ")", args());
+  }
+};
+
+// A blocking map of `count` ints whose map and unmap are slices of the timeline (lab::Mapping
+// keeps its events to itself, and the unmap is where a driver may copy the data back); unmapped
+// when it goes out of scope.
+class TracedMap {
+ public:
+  TracedMap(const cl::CommandQueue& queue, const cl::Buffer& buffer, cl_map_flags flags,
+            std::size_t count, const RunTrace& trace, char name)
+      : queue_(queue), buffer_(buffer), trace_(trace), name_(name) {
+    cl::Event mapped;
+    data_ = static_cast<cl_int*>(queue_.enqueueMapBuffer(buffer_, CL_TRUE, flags, 0,
+                                                         count * sizeof(cl_int), nullptr, &mapped));
+    trace_.record(mapped, "map", name_);
+  }
+  TracedMap(const TracedMap&) = delete;
+  TracedMap& operator=(const TracedMap&) = delete;
+  ~TracedMap() {
+    try {
+      unmap();
+    } catch (const cl::Error&) {
+      // Unmapping fails only when the queue is already broken, and the error that broke it is
+      // the one being reported.
+    }
+  }
+
+  cl_int* data() const { return data_; }
+
+  void unmap() {
+    if (data_ == nullptr) return;
+    cl::Event done;
+    queue_.enqueueUnmapMemObject(buffer_, data_, nullptr, &done);
+    data_ = nullptr;
+    done.wait();
+    trace_.record(done, "unmap", name_);
+  }
+
+ private:
+  cl::CommandQueue queue_;
+  cl::Buffer buffer_;
+  const RunTrace& trace_;
+  char name_;
+  cl_int* data_ = nullptr;
+};
+
+// Puts `host` into buffer `name` (A or B), made by make_buffer, where the mode needs a step for
+// that.
 void upload(const lab::Env& env, Mode mode, const cl::Buffer& buffer, const cl_int* host,
-            std::size_t count) {
+            std::size_t count, const RunTrace& trace, char name) {
   if (mode == Mode::write) {
-    lab::trace_command([&] {
-      cl::Event event;
-      env.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, count * sizeof(cl_int), host, nullptr,
-                                   &event);
-      return event;
-    }());
+    cl::Event event;
+    env.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, count * sizeof(cl_int), host, nullptr, &event);
+    trace.record(event, "write", name);
   } else if (mode == Mode::alloc || mode == Mode::map) {
-    const lab::Mapping<cl_int> view(env.queue, buffer, CL_MAP_WRITE_INVALIDATE_REGION, count);
+    const TracedMap view(env.queue, buffer, CL_MAP_WRITE_INVALIDATE_REGION, count, trace, name);
     std::copy(host, host + count, view.data());
   }  // copy: done at creation; use: the buffer is the host array
 }
@@ -114,6 +182,9 @@ std::vector<lab::Result> time_modes(lab::Env& env, const lab::Options& options,
       lab::HostVector<cl_int> c(c_count, 0x5A5A5A5A);
       lab::HostVector<cl_int> a_host(a.begin(), a.end()), b_host(b.begin(), b.end());
       std::vector<cl_int> result;
+      const bool warmup = run < options.warmup;
+      const int number = warmup ? run + 1 : run - options.warmup + 1;
+      const RunTrace trace{name, a_mode, b_mode, c_mode, warmup, number};
       const auto start = Clock::now();
       // 4. Buffers
       cl::Buffer a_buf = make_buffer(env, a_mode, CL_MEM_READ_ONLY, bytes, a_host.data());
@@ -122,31 +193,32 @@ std::vector<lab::Result> time_modes(lab::Env& env, const lab::Options& options,
       const double create = since(start);
       if (c_mode != Mode::copy && c_mode != Mode::use && c_count > count) {
         // The padding past C starts as the sentinel too (copy and use took it from c).
-        env.queue.enqueueFillBuffer(c_buf, cl_int{0x5A5A5A5A}, bytes, c_bytes - bytes);
+        cl::Event fill;
+        env.queue.enqueueFillBuffer(c_buf, cl_int{0x5A5A5A5A}, bytes, c_bytes - bytes, nullptr,
+                                    &fill);
         env.queue.finish();
+        trace.record(fill, "fill", 'C');
       }
       auto step = Clock::now();
-      upload(env, a_mode, a_buf, a_host.data(), count);
-      upload(env, b_mode, b_buf, b_host.data(), count);
+      upload(env, a_mode, a_buf, a_host.data(), count, trace, 'A');
+      upload(env, b_mode, b_buf, b_host.data(), count, trace, 'B');
       const double uploaded = since(step);
       // 6. Run
       cl::Event event = matmul(args, cl_int(n), cl_int(n), cl_int(n), a_buf, b_buf, c_buf);
       event.wait();
-      lab::trace_command(
-          event, "matmul_naive",
-          run < options.warmup ? nlohmann::json{{"warm-up", true}} : nlohmann::json::object());
+      trace.record_kernel(event);
       step = Clock::now();
       // Download: a read into a host array, or a map that hands one back.
-      std::optional<lab::Mapping<cl_int>> view;
+      std::optional<TracedMap> view;
       const cl_int* got = nullptr;
       if (c_mode == Mode::write || c_mode == Mode::copy) {
         result.resize(c_count);
         cl::Event read;
         env.queue.enqueueReadBuffer(c_buf, CL_TRUE, 0, c_bytes, result.data(), nullptr, &read);
-        lab::trace_command(read, "read C");
+        trace.record(read, "read", 'C');
         got = result.data();
       } else {
-        view.emplace(env.queue, c_buf, CL_MAP_READ, c_count);
+        view.emplace(env.queue, c_buf, CL_MAP_READ, c_count, trace, 'C');
         got = view->data();
       }
       const double downloaded = since(step);
@@ -164,7 +236,7 @@ std::vector<lab::Result> time_modes(lab::Env& env, const lab::Options& options,
                "&& j < N)`\n";
       }
       reported = reported || !check.passed() || past > 0;
-      if (run < options.warmup) continue;
+      if (warmup) continue;
       wrong += check.mismatches;
       outside += past;
       if (first.empty()) first = check.first;

@@ -34,13 +34,23 @@ struct Setup {
   std::function<Kernels(const lab::Env&)> build;
   std::uint64_t n = 0;
   cl_uint work = 0;
-  int hold_ms = 30;     // how long the host keeps a user event unset
-  bool wait_k1 = true;  // --wait-on: which events kernel 3 of wait_list waits for
+  double busy_s = 0;        // the busy kernel's time at -n and --work, measured once
+  int hold_ms = 30;         // how long the host keeps a user event unset
+  bool hold_given = false;  // --hold set it; else default_hold_ms(busy_s)
+  bool wait_k1 = true;      // --wait-on: which events kernel 3 of wait_list waits for
   bool wait_k2 = true;
   lab::HostVector<cl_uint> input;
   std::ostream* out = nullptr;  // narrative (silent under --json/--csv)
   std::ostream* err = nullptr;  // failure sentences and mismatch lines
 };
+
+// The busy kernel's time (seconds, the median of 3 launches on the lab's in-order queue) at the
+// run's size and work.
+double time_busy_kernel(const Setup& setup);
+
+// The default hold: 4 times the busy kernel's time, at least 30 ms, so that a kernel enqueued
+// beside a held one has surely ended before the user event opens.
+int default_hold_ms(double busy_s);
 
 // The host's reference of events_busy and events_combine, computed the same way.
 lab::HostVector<cl_uint> busy_reference(const lab::HostVector<cl_uint>& in, cl_uint work,

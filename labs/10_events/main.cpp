@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
       [](lab::Cli& cli) {
         // 1. Options
         events::Setup setup;
-        std::uint64_t n = 1 << 16, work = 200, hold = 30;
+        std::uint64_t n = 1 << 16, work = 200, hold = 0;
         std::string part = "all", wait_on = "k1,k2";
         std::vector<std::string> parts = events::part_names();
         parts.push_back("all");
@@ -57,15 +57,22 @@ int main(int argc, char** argv) {
                       "Steps per element of the busy kernel: its run time "
                       "(default 200)",
                       1, 1000000);
-        cli.add_count("--hold", hold, "Milliseconds the host keeps a user event unset (default 30)",
+        cli.add_count("--hold", hold,
+                      "Milliseconds the host keeps a user event unset (default: 4 times the busy "
+                      "kernel's measured time, at least 30)",
                       1, 10000);
         cli.parse();
+        lab::check_part_options(
+            cli, part,
+            {{"--wait-on", {"wait_list"}},
+             {"--hold",
+              {"wait_list", "marker_barrier", "user_event", "two_queues", "sub_devices"}}},
+            std::cerr);
         parse_wait_on(wait_on, setup);
         const auto& opt = cli.options();
         setup.options = &opt;
         setup.n = n;
         setup.work = static_cast<cl_uint>(work);
-        setup.hold_ms = static_cast<int>(hold);
         setup.out = &cli.out();
         setup.err = &std::cerr;
 
@@ -120,6 +127,13 @@ int main(int argc, char** argv) {
         };
         if (lab::Trace* trace = lab::active_trace()) trace->name_queue(env.queue, "in-order queue");
         setup.kernels = setup.build(env);
+
+        // The hold: long enough that a kernel enqueued beside a held one ends well before the
+        // user event opens, whatever the device, so a wait list that lacks the held kernel's
+        // event shows as wrong elements every time (a fixed 30 ms was a coin toss on a slow CPU)
+        setup.busy_s = events::time_busy_kernel(setup);
+        setup.hold_ms = hold > 0 ? static_cast<int>(hold) : events::default_hold_ms(setup.busy_s);
+        setup.hold_given = hold > 0;
 
         // 6-7. Run and verify: each part checks its orderings in every round and every element
         //      of every result, and prints why when one is broken

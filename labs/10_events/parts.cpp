@@ -718,11 +718,46 @@ void user_event(Setup& setup, PartResult& result) {
 // producer on queue A, held by a user event, and a consumer on queue B that waits on its event.
 const char* const kConsumerAfterProducer = "consumer START >= producer END";
 
+// Waits (at most 2 s) until nothing but `queue` itself holds the queue: no command's event, the
+// runtime's own references included, is left on it.
+void wait_until_released(const cl::CommandQueue& queue) {
+  if (queue() == nullptr) return;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (queue.getInfo<CL_QUEUE_REFERENCE_COUNT>() > 1 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+// Two queues, on one device or on two sub-devices, with the kernels built for each.
+//
+// Order of release matters for sub-devices. PoCL's driver thread lets go of a finished command's
+// event only after it has told the host that the command completed, and PoCL 3.1's context
+// keeps no reference to the sub-devices it was made from. Releasing the sub-devices as soon as
+// the last blocking read returned freed them while the driver thread still held that read's
+// event; its clReleaseEvent then read the freed device (a segfault in about one run in twenty,
+// when the memory had been reused by then). So the devices are the last member, released only
+// after no command holds either queue.
 struct QueuePair {
+  std::vector<cl::Device> devices;  // the sub-devices, if any: released last
   cl::Context context;
   cl::CommandQueue a, b;
   Kernels kernels_a, kernels_b;
   std::string name_a, name_b;
+
+  QueuePair() = default;
+  QueuePair(const QueuePair&) = delete;
+  QueuePair& operator=(const QueuePair&) = delete;
+  ~QueuePair() {
+    try {
+      if (a() != nullptr) a.finish();
+      if (b() != nullptr) b.finish();
+      wait_until_released(a);
+      wait_until_released(b);
+    } catch (const cl::Error&) {
+      // A queue that cannot be finished has no command the runtime could still be releasing.
+    }
+  }
 };
 
 void two_queue_demo(Setup& setup, const QueuePair& pair, PartResult& result) {
@@ -847,8 +882,9 @@ std::vector<cl::Device> partition(cl::Device device) {
 
 void sub_devices(Setup& setup, PartResult& result) {
   result.checked = kConsumerAfterProducer;
-  const std::vector<cl::Device> subs = partition(setup.env->device);
   QueuePair pair;
+  pair.devices = partition(setup.env->device);
+  const std::vector<cl::Device>& subs = pair.devices;
   pair.context = cl::Context(subs);
   pair.name_a = "sub-device 0";
   pair.name_b = "sub-device 1";
@@ -892,6 +928,23 @@ lab::HostVector<cl_uint> combine_reference(const lab::HostVector<cl_uint>& a,
   lab::HostVector<cl_uint> c(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) c[i] = a[i] + 3u * b[i];
   return c;
+}
+
+double time_busy_kernel(const Setup& setup) {
+  Bench bench(setup, setup.env->context);
+  const cl::Buffer out = bench.output();
+  std::vector<double> times;
+  for (int run = 0; run < 3; ++run) {
+    const cl::Event event = bench.busy(setup.kernels, setup.env->queue, kSaltK1, out);
+    event.wait();
+    const Stamps s = stamps_of(event);
+    times.push_back(seconds_between(s.start, s.end));
+  }
+  return median(times);
+}
+
+int default_hold_ms(double busy_s) {
+  return static_cast<int>(std::min(10000.0, std::max(30.0, std::ceil(4e3 * busy_s))));
 }
 
 PartResult run_part(const std::string& part, Setup& setup) {

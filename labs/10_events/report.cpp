@@ -75,6 +75,8 @@ void print_report(const std::vector<PartResult>& rows, const Setup& setup, lab::
          {{"n", setup.n},
           {"work", setup.work},
           {"hold_ms", setup.hold_ms},
+          {"hold_origin", setup.hold_given ? "command line" : "default"},
+          {"busy_kernel_s", setup.busy_s},
           {"rounds", setup.options->reps},
           {"clock", "device profiling clock; timestamps in ns from the round's first QUEUED"},
           {"parts", parts}}},
@@ -118,8 +120,11 @@ void print_report(const std::vector<PartResult>& rows, const Setup& setup, lab::
     for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
   }
   out << "\nevents on " << lab::short_device_name(device) << " (" << size << ", "
-      << setup.options->reps << " round(s) per part, user events held " << setup.hold_ms
-      << " ms)\n";
+      << setup.options->reps << " round(s) per part, user events held " << setup.hold_ms << " ms, "
+      << (setup.hold_given
+              ? std::string("--hold")
+              : "4x the busy kernel's " + lab::format_seconds(setup.busy_s) + ", at least 30 ms")
+      << ")\n";
   for (const auto& row : table) {
     out << " ";
     for (std::size_t c = 0; c < row.size(); ++c) {

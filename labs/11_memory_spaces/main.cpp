@@ -37,6 +37,18 @@ int main(int argc, char** argv) {
                      "private: floats in each work-item's private array, a list (default "
                      "4,16,64,256)");
         cli.parse();
+        lab::check_part_options(cli, s.part,
+                                {{"--size", {"constant", "private"}},
+                                 {"--local", {"constant", "rows", "private"}},
+                                 {"--height", {"tiles"}},
+                                 {"--width", {"tiles"}},
+                                 {"--tile", {"tiles"}},
+                                 {"--no-barrier", {"tiles", "rows"}},
+                                 {"--columns", {"rows"}},
+                                 {"--row-count", {"rows"}},
+                                 {"--row-length", {"rows"}},
+                                 {"--private-sizes", {"private"}}},
+                                std::cerr);
         const auto& opt = cli.options();
         s.tile = lab::parse_size_list("--tile", tile);
         if (s.tile.size() != 2) {

@@ -34,6 +34,13 @@ int main(int argc, char** argv) {
                      "operations: kernels to run, a list of " + vector_types::operation_list(", ") +
                          " (default all)");
         cli.parse();
+        lab::check_part_options(cli, s.part,
+                                {{"--size", {"bandwidth"}},
+                                 {"--widths", {"bandwidth"}},
+                                 {"--stores", {"bandwidth"}},
+                                 {"--items", {"operations"}},
+                                 {"--operations", {"operations"}}},
+                                std::cerr);
         const auto& opt = cli.options();
         if (local != "auto") s.local = lab::parse_size("--local", local, 0);
         s.widths = lab::parse_size_list("--widths", widths);

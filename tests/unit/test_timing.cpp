@@ -51,7 +51,7 @@ TEST(Report, CsvHasHeaderAndOneRowPerResult) {
             "lab,device,variant,size,median_s,min_s,reps,rate,unit,percent,reference,speedup,"
             "status,note,tunables,student_kernels,elements_per_s,end_to_end_median_s,tuning\n"
             "lab,\"dev,ice\",naive,n=8,0.002000000,0.001000000,3,1.500,GB/s,,,,PASSED,,"
-            "TS=16 KMAX=1024,,,,tuned\n");
+            "\"TS=16 (default), KMAX=1024 (default)\",,,,tuned\n");
   EXPECT_EQ(report.json()["results"][0]["tunables"]["KMAX"], 1024);
   EXPECT_EQ(report.json()["results"][0]["tuning"], "tuned");
   EXPECT_EQ(report.json()["results"][0]["time_s"]["count"], 3);

@@ -51,6 +51,16 @@ std::vector<std::uint64_t> parse_size_list(const std::string& what, const std::s
                                            std::uint64_t min = 1,
                                            std::uint64_t max = kMaxWholeNumber);
 
+// Which parts of a part lab read an option: {"--modes", {"timing"}}.
+using PartOptions = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+// Says in a one-line note on `err` ("LAB: note: ...") which options given on `cli`'s command line
+// part `part` does not read, naming the parts that do: harmless, but never silent. "all" runs
+// every part, so it reads every option.
+class Cli;
+void check_part_options(const Cli& cli, const std::string& part, const PartOptions& read_by,
+                        std::ostream& err);
+
 // Whether a lab builds and times kernels (and so takes --reps, --warmup, --seed, --kernel-dir,
 // --kernel-file, --build-options and -v) or only reports on devices (device_info).
 enum class LabKind { runs_kernels, reports_devices };
@@ -70,7 +80,8 @@ class Cli {
   const std::string& name() const { return name_; }
 
   void add_flag(const std::string& flags, bool& value, const std::string& help);
-  // Free text ("--regtile 128,128,8,8,8,4"): the lab checks it after parse().
+  // Free text ("--regtile 128,128,8,8,8,4"): the lab checks it after parse(). An empty word
+  // ("--modes ''", often a shell variable that is not set) is refused, never read as "not given".
   void add_text(const std::string& flags, std::string& value, const std::string& help);
   // One of `choices`; anything else is refused with the list.
   void add_choice(const std::string& flags, std::string& value, const std::string& help,
@@ -91,6 +102,9 @@ class Cli {
   // Parses the command line. --help and --list print and end the lab with exit 0 (an Error with
   // kExitPassed); anything it cannot take is a UsageError naming the option.
   void parse();
+
+  // Whether `name` ("--local", the long name) was on the command line (after parse()).
+  bool given(const std::string& name) const;
 
   OutputFormat format() const;
   // Narrative output for people: std::cout in the human format, a sink under --json/--csv.

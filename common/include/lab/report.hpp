@@ -16,6 +16,20 @@
 
 namespace lab {
 
+// Where a setting's value came from, in order of precedence: the default for the device, the
+// tuning cache, or the command line.
+enum class Origin { default_value, tuned, command_line };
+
+// "default", "tuned" or "command line", as the reports label a value.
+const char* origin_name(Origin origin);
+
+// One tunable of a result row: its kernel macro name, its value and where the value came from.
+struct TunableValue {
+  std::string name;
+  std::int64_t value = 0;
+  Origin origin = Origin::default_value;
+};
+
 struct Result {
   std::string variant;        // e.g. "copy" or "naive"
   std::string size;           // e.g. "n=1048576" or "16x16"
@@ -41,8 +55,9 @@ struct Result {
   std::size_t out_of_bounds = 0;
   std::vector<Mismatch> mismatches;
   std::string note;  // printed with the table in every format, e.g. a cap on repetitions
-  // The tunables the row ran with, by the kernel's macro names, in the family's order.
-  std::vector<std::pair<std::string, std::int64_t>> tunables;
+  // The tunables the row ran with, by the kernel's macro names, in the family's order, each
+  // labelled with where its value came from.
+  std::vector<TunableValue> tunables;
   // Where they came from: "tuned" (the tuning cache) or "default"; "" for a row with none.
   std::string tuning;
 };

@@ -1,7 +1,8 @@
 // trace.hpp: --trace FILE, a timeline of the commands a lab ran, written in the Chrome Trace Event
-// Format that Perfetto (ui.perfetto.dev) and chrome://tracing open: one track per command queue,
-// each command a slice from its START to its END on the device's profiling clock, with its
-// queued->submit and submit->start stages in the slice's arguments.
+// Format that Perfetto (ui.perfetto.dev) and chrome://tracing open: one track per command queue
+// (split into lanes where its commands overlap), each command a slice from its START to its END on
+// the device's profiling clock, with its queued->submit and submit->start stages in the slice's
+// arguments.
 #pragma once
 
 #include <CL/opencl.hpp>
@@ -46,9 +47,10 @@ class Trace {
 
   const std::vector<TracedCommand>& commands() const { return commands_; }
 
-  // The trace as JSON: traceEvents (a process, a named thread per track, a complete event per
-  // command, microseconds from the first command queued) and otherData (lab, device, the host's
-  // time from the start of the trace to now, in microseconds).
+  // The trace as JSON: traceEvents (a process; a named thread per lane of each track, a track
+  // having as many lanes as it needs for no two commands on one lane to overlap; a complete event
+  // per command, microseconds from the first command queued) and otherData (lab, device, the
+  // host's time from the start of the trace to now, in microseconds).
   nlohmann::json json(const std::string& lab, const std::string& device) const;
 
   // Writes json() to path(); throws RuntimeError when the file cannot be written.

@@ -73,6 +73,9 @@ class TuningCache {
   // Writes the cache (a temporary file renamed over the old one), creating its folder; throws
   // RuntimeError with a sentence when it cannot.
   void save() const;
+  // Whether save() can work: its folder exists (or can be made) and a file can be written there.
+  // Throws UsageError naming the path otherwise, so that --tune is refused before any search.
+  void require_writable() const;
 
  private:
   std::string path_;

@@ -9,6 +9,7 @@
 #include "lab/error.hpp"
 #include "lab/ndrange.hpp"
 #include "lab/program.hpp"
+#include "lab/report.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,7 @@
 #include <functional>
 #include <initializer_list>
 #include <map>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,27 +49,32 @@ struct Tunable {
   unsigned grows = kGrowsNothing;        // Grows flags
 };
 
-// Values of a family's tunables by name, in the table's order, and which ones the user gave.
+// Values of a family's tunables by name, in the table's order, and where each came from.
 class Tuning {
  public:
-  void set(const std::string& name, std::int64_t value, bool given = false);
+  // Sets `name`; its origin becomes `origin` unless it already came from a stronger one (a value
+  // given on the command line stays given when a candidate varies the others).
+  void set(const std::string& name, std::int64_t value, Origin origin = Origin::default_value);
   // A copy with `values` set: defaults.with({{"TSM", 64}, {"TSN", 64}}).
   Tuning with(std::initializer_list<std::pair<std::string, std::int64_t>> values) const;
   // The value of `name`; throws std::logic_error when the family has no such tunable.
   std::int64_t operator[](const std::string& name) const;
-  bool given(const std::string& name) const;
+  bool given(const std::string& name) const { return origin(name) == Origin::command_line; }
+  Origin origin(const std::string& name) const;
   bool has(const std::string& name) const;
   // "TSM=128 TSN=128" for `names` (every tunable when empty).
   std::string text(const std::vector<std::string>& names = {}) const;
-  // (name, value) for `names`, in their order: a report row's tunables.
+  // (name, value) for `names`, in their order.
   std::vector<std::pair<std::string, std::int64_t>> values(
       const std::vector<std::string>& names) const;
+  // A report row's tunables: `names` in their order, each with its value and origin.
+  std::vector<TunableValue> row(const std::vector<std::string>& names) const;
 
  private:
   struct Entry {
     std::string name;
     std::int64_t value = 0;
-    bool given = false;
+    Origin origin = Origin::default_value;
   };
   std::vector<Entry> entries_;
 };
@@ -86,6 +93,12 @@ class TunableOptions {
   // `defaults` with the values the command line gave.
   Tuning apply(Tuning defaults) const;
 
+  // Each variant's name and the tunables it uses.
+  using VariantTunables = std::vector<std::pair<std::string, std::vector<std::string>>>;
+  // For each option that sets only tunables none of the `chosen` variants uses, a sentence
+  // naming the variants of `all` that do use them (the value is ignored: harmless, never silent).
+  std::vector<std::string> unused(const VariantTunables& chosen, const VariantTunables& all) const;
+
   // --tune: search the chosen variants' tunables and store the best in the tuning cache.
   bool tune() const { return tune_; }
   // --tune-budget SECONDS (default 60): when the search stops.
@@ -101,6 +114,7 @@ class TunableOptions {
   std::map<std::string, std::string> texts_;  // option -> text as given
   std::string by_name_;                       // --tunable
   std::vector<std::pair<std::string, std::int64_t>> given_;
+  std::vector<std::string> given_by_;  // for each of given_: "--local 32", "--tunable LOCAL=64"
 };
 
 // Bytes of work one run does, the rate's numerator: flops for GFLOP/s, bytes for GB/s.
@@ -195,6 +209,21 @@ void check_kernel_options(
     const std::function<bool(const typename Family<Size, Extra>::Row&)>& runs = {}) {
   require_one_variant_for_kernel_file(options, choice);
   require_kernel_files(options, family.kernel_files(choice, runs), "--variant");
+}
+
+// The tunables the command line sets against the variants `choice` runs: one that none of them
+// uses is ignored, and a one-line note on `err` ("LAB: note: ...") says so.
+template <typename Size, typename Extra>
+void check_tunables_used(const TunableOptions& tunables, const Family<Size, Extra>& family,
+                         const std::string& choice, std::ostream& err) {
+  TunableOptions::VariantTunables chosen, all;
+  for (const auto& v : family.variants) {
+    all.emplace_back(v.name, v.tunables);
+    if (choice == "all" || choice == v.name) chosen.emplace_back(v.name, v.tunables);
+  }
+  for (const auto& note : tunables.unused(chosen, all)) {
+    err << family.name << ": note: " << note << "\n";
+  }
 }
 
 // --variant's help: "naive (one element per work-item), ..., or all".
