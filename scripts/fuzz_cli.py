@@ -267,6 +267,16 @@ def run_quiet(argv, env, timeout):
         return None, ""
 
 
+def stated_bound(lab, env, option, probe, words):
+    """The bound the lab states when `probe` is refused ("... it must be WORDS N"), the probe
+    itself when the lab takes it, else None."""
+    code, err = run_quiet([lab.path, "--list", option.long, probe], env, 30)
+    if code == 0:
+        return to_number(probe)
+    stated = re.search(words + r" (\S+?)[)\s]*$", err.strip().split(" (run '")[0])
+    return to_number(stated.group(1)) if stated else None
+
+
 def probe_bounds(lab, env):
     """Each number's bounds from the lab's own sentences: '--reps: 0 is too small: it must be at
     least 1', '2^63 is too large: it must be at most 100000'. --help does not list them."""
@@ -274,18 +284,8 @@ def probe_bounds(lab, env):
         if option.kind not in ("whole", "real"):
             continue
         low_probe, high_probe = ("0", "2^63") if option.kind == "whole" else ("1e-300", "1e300")
-        code, err = run_quiet([lab.path, "--list", option.long, low_probe], env, 30)
-        least = re.search(r"at least (\S+?)[)\s]*$", err.strip().split(" (run '")[0])
-        if code == 0:
-            option.lo = to_number(low_probe)
-        elif least:
-            option.lo = to_number(least.group(1))
-        code, err = run_quiet([lab.path, "--list", option.long, high_probe], env, 30)
-        most = re.search(r"at most (\S+?)[)\s]*$", err.strip().split(" (run '")[0])
-        if code == 0:
-            option.hi = to_number(high_probe)
-        elif most:
-            option.hi = to_number(most.group(1))
+        option.lo = stated_bound(lab, env, option, low_probe, "at least")
+        option.hi = stated_bound(lab, env, option, high_probe, "at most")
         if option.kind == "whole":
             option.lo = 1 if option.lo is None else int(option.lo)
             option.hi = 2 ** 48 if option.hi is None else int(option.hi)

@@ -18,6 +18,7 @@ packages=(
   libgtest-dev                         # unit tests
   oclgrind                             # kernel checks: races, out-of-bounds, uninitialised reads
   clinfo                               # device_info is checked against it
+  python3                              # the tests' command-line fuzzer, scripts/fuzz_cli.py
 )
 for extra in "$@"; do
   case "$extra" in
@@ -28,7 +29,8 @@ for extra in "$@"; do
 done
 
 # Packages that are tools: present when the command is on PATH, however it was installed.
-declare -A command_of=([g++]=g++ [cmake]=cmake [make]=make [oclgrind]=oclgrind [clinfo]=clinfo)
+declare -A command_of=([g++]=g++ [cmake]=cmake [make]=make [oclgrind]=oclgrind [clinfo]=clinfo
+  [python3]=python3)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -85,6 +85,13 @@ CLI::Validator whole_number(const std::string& flags, std::uint64_t min, std::ui
   });
 }
 
+UsageError empty_value(const std::string& name) {
+  const bool path = name == "--kernel-dir" || name == "--kernel-file" || name == "--trace";
+  return UsageError(name + " was given an empty " + (path ? "path" : "value") +
+                    " (is the shell variable behind it set?): give " +
+                    (path ? "the path" : "a value") + ", or leave the option out");
+}
+
 }  // namespace
 
 std::uint64_t parse_size(const std::string& what, const std::string& raw, std::uint64_t min,
@@ -273,6 +280,17 @@ void Cli::add_positive(const std::string& flags, double& value, const std::strin
 
 void Cli::parse() {
   CLI::App& app = parser_->app;
+  // CLI11 reads "--trace=" as "--trace" and takes the next word as its value ("--trace= --json"
+  // would write a file named --json): an empty value after '=' is refused before it parses.
+  for (int i = 1; i < argc_; ++i) {
+    const std::string word = argv_[i];
+    if (word == "--") break;
+    if (word.size() > 3 && word.compare(0, 2, "--") == 0 && word.back() == '=' &&
+        word.find('=') + 1 == word.size()) {
+      const std::string name = word.substr(0, word.size() - 1);
+      if (app.get_option_no_throw(name) != nullptr) throw empty_value(name);
+    }
+  }
   try {
     app.parse(argc_, argv_);
   } catch (const CLI::ParseError& error) {
@@ -306,12 +324,10 @@ void Cli::parse() {
     bool empty = false;
     for (const auto& word : option->results()) empty = empty || trim(word).empty();
     if (!empty) continue;
-    const bool path = name == "--kernel-dir" || name == "--kernel-file" || name == "--trace";
-    throw UsageError(name + " was given an empty " + (path ? "path" : "value") +
-                     " (is the shell variable behind it set?): give " +
-                     (path ? "the path" : "a value") + ", or leave the option out");
+    throw empty_value(name);
   }
   check_kernel_paths(options_);
+  check_build_options(options_.build_options, {});
   if (!options_.trace.empty()) start_trace(options_.trace);
 }
 

@@ -1,7 +1,27 @@
-// error.cpp: OpenCL error codes as names, with a hint for the ones students meet most.
+// error.cpp: OpenCL error codes as names, with a hint for the ones students meet most; the
+// notes a run holds until its result.
 #include "lab/error.hpp"
 
+#include <sstream>
+
 namespace lab {
+
+namespace {
+
+std::ostringstream& held_notes() {
+  static std::ostringstream held;
+  return held;
+}
+
+}  // namespace
+
+std::ostream& notes() { return held_notes(); }
+
+std::string take_notes() {
+  std::string text = held_notes().str();
+  held_notes().str("");
+  return text;
+}
 
 const char* cl_error_name(cl_int code) {
   switch (code) {

@@ -349,14 +349,17 @@ std::string define_flags(const Defines& defines) {
 void check_build_options(const std::string& build_options, const Defines& defines) {
   std::istringstream words(build_options);
   std::string word;
-  bool after_d = false;  // "-D NAME=VALUE" spelled as two words
+  std::string pending;  // "-D NAME=VALUE" or "-I DIR" spelled as two words: the flag waiting
   while (words >> word) {
     std::string name;
-    if (after_d) {
+    if (pending == "-I") {
+      pending.clear();
+      continue;
+    } else if (pending == "-D") {
       name = word;
-      after_d = false;
-    } else if (word == "-D") {
-      after_d = true;
+      pending.clear();
+    } else if (word == "-D" || word == "-I") {
+      pending = word;
       continue;
     } else if (word.rfind("-D", 0) == 0) {
       name = word.substr(2);
@@ -372,6 +375,12 @@ void check_build_options(const std::string& build_options, const Defines& define
       throw UsageError("--build-options \"" + build_options + "\" redefines " + name +
                        ", which the host also uses to size the launch and the buffers: " + instead);
     }
+  }
+  // Some compilers (PoCL 3 among them) crash on a flag that lacks its value rather than report it.
+  if (!pending.empty()) {
+    throw UsageError("--build-options \"" + build_options + "\" ends with " + pending +
+                     ", which needs a value after it: give " +
+                     (pending == "-D" ? "-D NAME or -D NAME=VALUE" : "-I DIR") + ", or drop it");
   }
 }
 

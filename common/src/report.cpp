@@ -17,13 +17,6 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 std::string status(const Result& result) { return result.passed ? "PASSED" : "FAILED"; }
 
 // Fixed columns shared by every lab, so the tour's lines align without a table pass.
@@ -63,6 +56,13 @@ std::string tunables_text(const Result& result) {
 }
 
 }  // namespace
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
 
 const char* origin_name(Origin origin) {
   switch (origin) {

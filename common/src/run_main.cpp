@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iostream>
 #include <new>
+#include <string>
 #include <thread>
 
 namespace lab {
@@ -118,7 +119,10 @@ int run_main(int argc, char** argv, const std::string& name, const std::string& 
   };
   const auto run = [&]() -> int {
     const int code = run_body();
-    finish_trace(name);  // the trace shows what ran, also when the lab failed
+    const std::string held = take_notes();
+    if (code == kExitPassed || code == kExitFailed) std::cerr << held;
+    // The trace shows what ran, also when the lab failed or stopped with an error.
+    finish_trace(name, code == kExitPassed || code == kExitFailed);
     return code;
   };
   const auto whole = [&] { return oclgrind_verdict(run()); };

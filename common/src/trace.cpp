@@ -257,15 +257,17 @@ void trace_command(const cl::Event& event, const std::string& name, nlohmann::js
 
 void set_trace_device(const std::string& device) { the_device() = device; }
 
-void finish_trace(const std::string& lab) {
+void finish_trace(const std::string& lab, bool announce) {
   Trace* trace = active_trace();
   if (trace == nullptr) return;
   try {
     trace->write(lab, the_device());
-    std::cerr << lab << ": trace of " << trace->commands().size() << " commands written to "
-              << trace->path() << " (open it in https://ui.perfetto.dev)\n";
+    if (announce) {
+      std::cerr << lab << ": trace of " << trace->commands().size() << " commands written to "
+                << trace->path() << " (open it in https://ui.perfetto.dev)\n";
+    }
   } catch (const std::exception& error) {
-    std::cerr << lab << ": warning: " << error.what() << "\n";
+    if (announce) std::cerr << lab << ": warning: " << error.what() << "\n";
   }
   the_trace().reset();
 }

@@ -84,6 +84,13 @@ void TuningCache::load() {
   warning_.clear();
   std::error_code error;
   if (!std::filesystem::exists(path_, error)) return;
+  if (std::filesystem::is_directory(path_, error)) {
+    warning_ = "the tuning cache " + path_ +
+               " is a folder, not a file: using the defaults; set LAB_TUNING_CACHE to a file "
+               "such as " +
+               (std::filesystem::path(path_) / "tuning.json").string();
+    return;
+  }
   std::ifstream in(path_);
   if (!in) {
     warning_ = "the tuning cache " + path_ + " cannot be read: using the defaults";
@@ -179,6 +186,11 @@ void TuningCache::save() const {
 void TuningCache::require_writable() const {
   const std::filesystem::path file(path_);
   std::error_code error;
+  if (std::filesystem::is_directory(file, error)) {
+    throw UsageError("--tune: the tuning cache " + path_ +
+                     " is a folder, not a file: set LAB_TUNING_CACHE to a file such as " +
+                     (file / "tuning.json").string());
+  }
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
   const std::string probe = path_ + ".tmp";
   const bool writable = static_cast<bool>(std::ofstream(probe, std::ios::app));
@@ -396,7 +408,7 @@ VariantTuning tuning_for(const TunableOptions& options, const std::vector<Tunabl
                               cache, unit, evaluate, err);
     out.source = "tuned";
   } else {
-    out.tuning = resolve_tuning(options, tunables, defaults, cache, key, out.source, err);
+    out.tuning = resolve_tuning(options, tunables, defaults, cache, key, out.source, notes());
   }
   return out;
 }
@@ -408,7 +420,7 @@ LabTuning::LabTuning(const TunableOptions& options, const std::vector<Tunable>& 
       defaults_(std::move(defaults)),
       lab_(std::move(lab)),
       err_(err),
-      cache_(open_tuning_cache(options, lab_, err)) {}
+      cache_(open_tuning_cache(options, lab_, notes())) {}
 
 std::vector<Tuning> LabTuning::add(const Env& env, const Options& options,
                                    const std::string& variant, const std::string& kernel_file,

@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
                                 "work-item");
         }
         lab::require_kernel_files(opt, family.kernel_files(s.variant), "--variant");
-        lab::check_tunables_used(tunable_options, family, s.variant, std::cerr);
+        lab::check_tunables_used(tunable_options, family, s.variant, lab::notes());
         std::vector<const vector_add::Variant*> variants;
         for (const auto& v : family.variants) {
           if (s.variant == "all" || s.variant == v.name) variants.push_back(&v);

@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
               "index with int): choose smaller sizes");
         }
         lab::check_kernel_options(opt, matmul::family(), s.variant);
-        lab::check_tunables_used(tunable_options, matmul::family(), s.variant, std::cerr);
+        lab::check_tunables_used(tunable_options, matmul::family(), s.variant, lab::notes());
         if (!opt.kernel_file.empty() && s.variant != "all" &&
             matmul::family().variant(s.variant).kernel_file.empty()) {
           throw lab::UsageError(

@@ -376,7 +376,7 @@ int main(int argc, char** argv) {
         lab::check_kernel_options(opt, family, s.variant, [&](const reduction::Variant& v) {
           return !(v.extra.int_only && s.dtype == "float");
         });
-        lab::check_tunables_used(tunable_options, family, s.variant, std::cerr);
+        lab::check_tunables_used(tunable_options, family, s.variant, lab::notes());
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());

@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
         const auto& opt = cli.options();
         const transpose::Dims dims = size.shape();
         lab::check_kernel_options(opt, family, s.variant);
-        lab::check_tunables_used(tunable_options, family, s.variant, std::cerr);
+        lab::check_tunables_used(tunable_options, family, s.variant, lab::notes());
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());

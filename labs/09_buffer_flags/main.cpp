@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
                        flags::mode_names());
         cli.parse();
         lab::check_part_options(cli, s.part, {{"--modes", {"timing"}}, {"--c-mode", {"timing"}}},
-                                std::cerr);
+                                lab::notes());
         for (std::string::size_type begin = 0; !modes.empty();) {
           const auto end = modes.find(',', begin);
           s.modes.push_back(modes.substr(begin, end - begin));

@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
             {{"--wait-on", {"wait_list"}},
              {"--hold",
               {"wait_list", "marker_barrier", "user_event", "two_queues", "sub_devices"}}},
-            std::cerr);
+            lab::notes());
         parse_wait_on(wait_on, setup);
         const auto& opt = cli.options();
         setup.options = &opt;

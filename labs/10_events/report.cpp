@@ -9,6 +9,8 @@
 namespace events {
 namespace {
 
+using lab::csv_field;
+
 std::string status_text(Status status) {
   switch (status) {
     case Status::passed:
@@ -18,13 +20,6 @@ std::string status_text(Status status) {
     default:
       return "SKIPPED";
   }
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
 }
 
 // The measured column: the skip reason for a skipped part.

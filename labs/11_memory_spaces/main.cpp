@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
                                  {"--row-count", {"rows"}},
                                  {"--row-length", {"rows"}},
                                  {"--private-sizes", {"private"}}},
-                                std::cerr);
+                                lab::notes());
         const auto& opt = cli.options();
         s.tile = lab::parse_size_list("--tile", tile);
         if (s.tile.size() != 2) {

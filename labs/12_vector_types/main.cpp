@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
                                  {"--stores", {"bandwidth"}},
                                  {"--items", {"operations"}},
                                  {"--operations", {"operations"}}},
-                                std::cerr);
+                                lab::notes());
         const auto& opt = cli.options();
         if (local != "auto") s.local = lab::parse_size("--local", local, 0);
         s.widths = lab::parse_size_list("--widths", widths);

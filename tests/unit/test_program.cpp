@@ -94,6 +94,20 @@ TEST(Defines, BuildOptionsMayNotRedefineAHostTunable) {
   }
 }
 
+TEST(Defines, BuildOptionsMayNotEndWithAFlagThatTakesAValue) {
+  const lab::Defines defines = {{"TS", "16", "--ts"}};
+  EXPECT_NO_THROW(lab::check_build_options("-D OTHER -I /tmp -w", defines));
+  for (const char* options : {"-D", "-I", "-w -D", "-DX=1 -I", "-I dir -D"}) {
+    try {
+      lab::check_build_options(options, defines);
+      FAIL() << options;
+    } catch (const lab::UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("which needs a value after it"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(KernelSignature, ReadsAsOpenClC) {
   const lab::KernelSignature signature{"add", {{"", "ulong", "n"}, {"global", "float*", "c"}}};
   EXPECT_EQ(signature.text(), "__kernel void add(ulong n, __global float* c)");

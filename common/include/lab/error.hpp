@@ -3,6 +3,7 @@
 
 #include <CL/opencl.hpp>
 
+#include <ostream>
 #include <stdexcept>
 #include <string>
 
@@ -45,6 +46,15 @@ class SkipError : public Error {
  public:
   explicit SkipError(const std::string& message) : Error(kExitSkipped, message) {}
 };
+
+// Notes and warnings that do not stop a run (an option the chosen part does not read, a tuning
+// cache that cannot be used). Labs write them here, one "LAB: note: ..." or "LAB: warning: ..."
+// line each; run_main prints them on stderr once the run has reached its result (passed or
+// failed) and drops them when it ends in an error, whose one line then stands alone.
+std::ostream& notes();
+
+// The notes held so far, emptied.
+std::string take_notes();
 
 // "CL_INVALID_WORK_GROUP_SIZE" for -54; "unknown OpenCL error" for codes the spec does not name.
 const char* cl_error_name(cl_int code);

@@ -96,6 +96,10 @@ class Report {
   nlohmann::json details_ = nlohmann::json::object();
 };
 
+// One CSV field: `text` as it is, or in double quotes (inner quotes doubled) when it holds a comma,
+// a quote or a newline.
+std::string csv_field(const std::string& text);
+
 // "12.3 us", "4.56 ms", "1.23 s".
 std::string format_seconds(double seconds);
 

@@ -78,9 +78,11 @@ void start_trace(const std::string& path);
 void trace_command(const cl::Event& event, const std::string& name = "",
                    nlohmann::json args = nlohmann::json::object());
 
-// Writes the active trace, if any, and says where to stderr; called by run_main when the lab
-// ends. A write that fails is a warning: the lab's own result stands.
-void finish_trace(const std::string& lab);
+// Writes the active trace, if any; called by run_main when the lab ends. With `announce` (a run
+// that got to its result, passed or failed) it says where on stderr, and a write that fails is a
+// warning: the lab's own result stands. A run that ended in an error writes what ran quietly, so
+// its error stays the one line it printed.
+void finish_trace(const std::string& lab, bool announce);
 
 // Remembers the device name for the trace's header (open_device calls it).
 void set_trace_device(const std::string& device);

@@ -148,7 +148,7 @@ struct VariantTuning {
 };
 
 // One variant's tuning for this run: with --tune the search first (tune_variant through
-// `evaluate`, progress on `err`), else resolve_tuning.
+// `evaluate`, progress on `err`), else resolve_tuning (its warnings to lab::notes()).
 VariantTuning tuning_for(const TunableOptions& options, const std::vector<Tunable>& tunables,
                          const std::vector<std::string>& names, const Tuning& defaults,
                          TuningCache& cache, const TuningKey& key, const std::string& unit,
@@ -156,7 +156,8 @@ VariantTuning tuning_for(const TunableOptions& options, const std::vector<Tunabl
                          std::ostream& err);
 
 // A lab's tuning for one run: the cache, a key for each chosen variant, and the tuning each runs
-// with (the defaults, the cache, the command line; with --tune a search first).
+// with (the defaults, the cache, the command line; with --tune a search first). The search's
+// progress goes to `err`; warnings about the cache to lab::notes().
 class LabTuning {
  public:
   LabTuning(const TunableOptions& options, const std::vector<Tunable>& tunables, Tuning defaults,
