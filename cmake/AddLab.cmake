@@ -3,7 +3,9 @@
 #
 #   add_lab(vector_add KERNELS vector_add.cl vector_copy.cl)   # kernels copied beside the binary
 #   lab_test(vector_add n1 -n 1 --reps 2)                        # [lab]      vector_add.n1
-#   lab_broken_kernel(vector_add off_by_one vector_add_off_by_one.cl
+#   lab_planted_kernel(vector_add_off_by_one FROM vector_add.cl WHY "the bound is one short"
+#                      REPLACE "if (i < n) {" "if (i < n - 1) {")  # build/tests/planted/*.cl
+#   lab_broken_kernel(vector_add off_by_one ${LAB_PLANTED_FILE}
 #                     MATCH "mismatch c\\[1008\\]" ARGS -n 1009)  # [lab]      vector_add.broken.*
 #   lab_error(vector_add size_zero EXIT 2 MATCH "0 is too small" ARGS -n 0)
 #                                                                # [errors]   errors.vector_add.*
@@ -17,7 +19,6 @@
 set(LAB_TEST_PLATFORM "pocl" CACHE STRING
     "Platform name substring the CTest suite pins through LAB_PLATFORM (PoCL by default)")
 set(LAB_BIN_DIR ${CMAKE_BINARY_DIR}/bin)
-set(LAB_BROKEN_DIR ${PROJECT_SOURCE_DIR}/tests/broken)
 set(LAB_EXPECT_SCRIPT ${PROJECT_SOURCE_DIR}/tests/expect.cmake)
 # PoCL's kernel cache for the tests. The presets share build/pocl-cache: compiled kernels do not
 # depend on how the host code was built, so the sanitizer pass finds what the default pass built.
@@ -89,15 +90,28 @@ function(_lab_copy_kernel file)
   set(LAB_KERNEL_TARGET ${target} PARENT_SCOPE)
 endfunction()
 
-# add_lab(NAME [SOURCES files...] [KERNELS files...] [TESTS "name: arguments"...])
+# add_lab_family(NAME SOURCES files...): a lab's variant table and the code that goes with it,
+# as the library NAME_family. The lab links it, and so do another lab that runs its kernels and
+# the unit tests that check its table; its folder is on their include path. No target compiles
+# another folder's sources.
+function(add_lab_family name)
+  cmake_parse_arguments(PARSE_ARGV 1 FAMILY "" "" "SOURCES")
+  add_library(${name}_family STATIC ${FAMILY_SOURCES})
+  target_include_directories(${name}_family PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${name}_family PUBLIC lab::common)
+  target_precompile_headers(${name}_family REUSE_FROM lab_common)
+endfunction()
+
+# add_lab(NAME [SOURCES files...] [LINKS families...] [KERNELS files...]
+#         [TESTS "name: arguments"...])
 function(add_lab name)
-  cmake_parse_arguments(PARSE_ARGV 1 LAB "" "" "SOURCES;KERNELS;TESTS")
+  cmake_parse_arguments(PARSE_ARGV 1 LAB "" "" "SOURCES;LINKS;KERNELS;TESTS")
   if(NOT LAB_SOURCES)
     set(LAB_SOURCES main.cpp)
   endif()
 
   add_executable(${name} ${LAB_SOURCES})
-  target_link_libraries(${name} PRIVATE lab::common)
+  target_link_libraries(${name} PRIVATE lab::common ${LAB_LINKS})
   target_precompile_headers(${name} REUSE_FROM lab_common)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${LAB_BIN_DIR})
 
@@ -232,9 +246,9 @@ function(lab_expect lab name)
 endfunction()
 
 # lab_grading(LAB NAME KERNEL_FILE PASSED bool WRONG n OUT_OF_BOUNDS n ARGS args...): [lab]
-# LAB.grading.NAME runs the lab with --json on tests/broken/KERNEL_FILE and checks the grading
-# section an autograder reads (tests/grading.cmake): passed, the counts, and the kernel file's
-# SHA-256 against CMake's own.
+# LAB.grading.NAME runs the lab with --json on KERNEL_FILE (a path: a lab_planted_kernel file)
+# and checks the grading section an autograder reads (tests/grading.cmake): passed, the counts,
+# and the kernel file's SHA-256 against CMake's own.
 function(lab_grading lab name kernel_file)
   if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
     return()
@@ -242,17 +256,17 @@ function(lab_grading lab name kernel_file)
   cmake_parse_arguments(PARSE_ARGV 3 X "" "PASSED;WRONG;OUT_OF_BOUNDS" "ARGS")
   add_test(NAME ${lab}.grading.${name}
     COMMAND ${CMAKE_COMMAND} -DPASSED=${X_PASSED} -DWRONG=${X_WRONG}
-            -DOUT_OF_BOUNDS=${X_OUT_OF_BOUNDS} -DKERNEL_FILE=${LAB_BROKEN_DIR}/${kernel_file}
+            -DOUT_OF_BOUNDS=${X_OUT_OF_BOUNDS} -DKERNEL_FILE=${kernel_file}
             -P ${PROJECT_SOURCE_DIR}/tests/grading.cmake --
-            $<TARGET_FILE:${lab}> ${X_ARGS} --json --kernel-file ${LAB_BROKEN_DIR}/${kernel_file})
+            $<TARGET_FILE:${lab}> ${X_ARGS} --json --kernel-file ${kernel_file})
   lab_set_test_properties(${lab}.grading.${name} lab)
 endfunction()
 
 # lab_broken_kernel(LAB NAME KERNEL_FILE MATCH regex [MATCH regex...] [EXIT code] [POCL_ONLY]
 #                   ARGS args...):
-# [lab] LAB.broken.NAME runs the lab on KERNEL_FILE (a path, or a name in tests/broken/), a copy of
-# one of its kernels with one planted mistake; the lab must exit with EXIT (default 1) and print
-# what MATCH says. POCL_ONLY leaves it out when -DLAB_TEST_PLATFORM pins the suite elsewhere.
+# [lab] LAB.broken.NAME runs the lab on KERNEL_FILE (a path: a lab_planted_kernel file, one of its
+# kernels with one planted mistake); the lab must exit with EXIT (default 1) and print what MATCH
+# says. POCL_ONLY leaves it out when -DLAB_TEST_PLATFORM pins the suite elsewhere.
 function(lab_broken_kernel lab name kernel_file)
   cmake_parse_arguments(PARSE_ARGV 3 X "POCL_ONLY" "EXIT" "MATCH;ARGS")
   string(TOLOWER "${LAB_TEST_PLATFORM}" platform)
@@ -263,9 +277,6 @@ function(lab_broken_kernel lab name kernel_file)
   if(DEFINED X_EXIT)
     set(exit_code ${X_EXIT})
   endif()
-  if(NOT IS_ABSOLUTE ${kernel_file})
-    set(kernel_file ${LAB_BROKEN_DIR}/${kernel_file})
-  endif()
   lab_expect(${lab} broken.${name} EXIT ${exit_code} MATCH ${X_MATCH}
              ARGS ${X_ARGS} --kernel-file ${kernel_file})
 endfunction()
@@ -273,8 +284,11 @@ endfunction()
 # lab_planted_kernel(NAME FROM kernels/FILE WHY "sentence" REPLACE old new [REPLACE old new...]):
 # writes build/tests/planted/NAME.cl, the suite's kernel FILE with each `old` text replaced by
 # `new` and a first line saying what was planted, so a planted mistake cannot drift from the
-# kernel it breaks. Configuring fails when an `old` text is not in the kernel. Sets
-# LAB_PLANTED_FILE to the path and LAB_PLANTED_LINE to the line of the first replacement.
+# kernel it breaks. Every planted kernel the tests use is made this way (keep each `old` text as
+# small as the mistake allows, so the planted copy follows the suite's kernel when it changes).
+# A text may hold ';' but no '[' without its ']' (CMake would join it with the next argument).
+# Configuring fails when an `old` text is not in the kernel. Sets LAB_PLANTED_FILE to the path
+# and LAB_PLANTED_LINE to the line of the first replacement in it (the added first line counted).
 function(lab_planted_kernel name)
   cmake_parse_arguments(PARSE_ARGV 1 X "" "FROM;WHY" "REPLACE")
   set(source ${PROJECT_SOURCE_DIR}/kernels/${X_FROM})
@@ -287,8 +301,13 @@ function(lab_planted_kernel name)
     message(FATAL_ERROR "lab_planted_kernel(${name}): REPLACE takes pairs: old new")
   endif()
   set(line 0)
-  while(X_REPLACE)
-    list(POP_FRONT X_REPLACE old new)
+  # By index: list(GET) keeps a ';' inside an old or new text (list(POP_FRONT) would split the
+  # pairs after the first at it).
+  math(EXPR last "${count} - 2")
+  foreach(k RANGE 0 ${last} 2)
+    math(EXPR k_new "${k} + 1")
+    list(GET X_REPLACE ${k} old)
+    list(GET X_REPLACE ${k_new} new)
     string(FIND "${text}" "${old}" at)
     if(at LESS 0)
       message(FATAL_ERROR "lab_planted_kernel(${name}): kernels/${X_FROM} no longer contains "
@@ -301,7 +320,7 @@ function(lab_planted_kernel name)
       math(EXPR line "${line} + 1")
     endif()
     string(REPLACE "${old}" "${new}" text "${text}")
-  endwhile()
+  endforeach()
   set(path ${CMAKE_BINARY_DIR}/tests/planted/${name}.cl)
   file(WRITE ${path} "${text}")
   set(LAB_PLANTED_FILE ${path} PARENT_SCOPE)
@@ -333,10 +352,9 @@ endfunction()
 # lab_oclgrind(LAB NAME [NO_UNINITIALIZED] [KERNEL_FILE file EXPECT_REPORT regex EXIT code]
 #              ARGS args...): [oclgrind] oclgrind.LAB.NAME runs the lab at a tiny size under
 # Oclgrind with --data-races --uninitialized --check-api; any report fails it. NO_UNINITIALIZED
-# leaves that check out (say why next to the call). With EXPECT_REPORT the run uses
-# tests/broken/KERNEL_FILE and must print a report matching the regex and exit with EXIT (Oclgrind
-# never changes the exit code): proof that the checks catch what they claim to. KERNEL_FILE may
-# also be an absolute path (a lab_planted_kernel file).
+# leaves that check out (say why next to the call). With EXPECT_REPORT the run uses KERNEL_FILE
+# (a path: a lab_planted_kernel file) and must print a report matching the regex and exit with
+# EXIT (Oclgrind never changes the exit code): proof that the checks catch what they claim to.
 set(LAB_OCLGRIND_REPORTS
     "Invalid read;Invalid write;data race;Data race;divergence;Uninitialized value;Uninitialised value;runtime error detected")
 function(lab_oclgrind lab name)
@@ -350,9 +368,6 @@ function(lab_oclgrind lab name)
   endif()
   set(args ${X_ARGS} --reps 1 --warmup 0)
   if(X_KERNEL_FILE)
-    if(NOT IS_ABSOLUTE ${X_KERNEL_FILE})
-      set(X_KERNEL_FILE ${LAB_BROKEN_DIR}/${X_KERNEL_FILE})
-    endif()
     list(APPEND args --kernel-file ${X_KERNEL_FILE})
   endif()
   set(test oclgrind.${lab}.${name})

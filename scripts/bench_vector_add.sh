@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench_vector_add.sh: vector_add against the copy kernel over sizes, buffer modes and local sizes,
-# as CSV (one row per run, vector_add's --csv columns). The README's results come from it.
+# as CSV (one row per run, vector_add's --csv columns). docs/results.md's figures come from it.
 #   scripts/bench_vector_add.sh [OUT.csv]     (default: results/vector_add.csv)
 # Device choice as for every lab: LAB_PLATFORM / LAB_DEVICE / LAB_DEVICE_TYPE or none.
 set -euo pipefail

@@ -65,8 +65,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 DOCUMENTED_EXITS = {0, 1, 2, 3, 77}
 
-# The shared flags every lab takes (README.md, "The labs"); the fuzzer picks the lab's own options
-# more often, since the shared ones are the same code in every lab.
+# The shared flags every lab takes (docs/reference.md, "Shared options"); the fuzzer picks the
+# lab's own options more often, since the shared ones are the same code in every lab.
 SHARED = {"-h", "--help", "--list", "-p", "--platform", "-d", "--device", "--type", "--reps",
           "--warmup", "--seed", "--json", "--csv", "--summary", "--kernel-dir", "--kernel-file",
           "--build-options", "--trace", "-v", "--verbose"}
@@ -93,8 +93,9 @@ BAD_STDERR = [
     ("OpenCL error number without its name", re.compile(
         r"unknown OpenCL error|OpenCL error(?!.*\bCL_[A-Z_]+).*-\d+|\berror(?: code)? -\d+\b")),
 ]
-# The documented exception to "one line" (README, exit 3: "a suite kernel that does not build
-# (the build log is printed)"): PoCL's compiler summary and the log block before the error line.
+# The documented exception to "one line" (docs/reference.md, exit 3: "a suite kernel that does
+# not build (the build log is printed)"): PoCL's compiler summary and the log block before the
+# error line.
 BUILD_LOG_START = re.compile(r"^Build log for .* \(options .*\):$")
 COMPILER_SUMMARY = re.compile(r"^\d+ (warning|error)s?( and \d+ errors?)? generated\.$")
 
@@ -318,10 +319,12 @@ class Fixtures:
         (scratch / "empty.cl").write_text("")
         (scratch / "corrupt-tuning.json").write_text("{ not json")
         suite = sorted((bin_dir / "kernels").glob("*.cl"))
-        broken = sorted((REPO / "tests" / "broken").glob("*.cl"))
-        self.kernel_files = [str(p) for p in suite + broken]
+        # The planted mistakes the build writes for the tests (cmake/AddLab.cmake).
+        planted_dir = bin_dir.parent / "tests" / "planted"
+        planted = sorted(planted_dir.glob("*.cl"))
+        self.kernel_files = [str(p) for p in suite + planted]
         self.kernel_dirs = [str(bin_dir / "kernels"), str(REPO / "tests" / "student"),
-                            str(REPO / "tests" / "broken")]
+                            str(planted_dir)]
 
     def dir_values(self, rng):
         good = rng.choice(self.kernel_dirs)
@@ -350,7 +353,7 @@ class Value:
 
 
 def power_text(rng, number):
-    """Sizes are also written as powers ('2^20'), as the README allows."""
+    """Sizes are also written as powers ('2^20'), as docs/reference.md allows."""
     if number >= 2 and number & (number - 1) == 0 and rng.random() < 0.3:
         return f"2^{number.bit_length() - 1}"
     return str(number)
@@ -506,7 +509,7 @@ def option_value(rng, option, lab, mode, fixtures, tag):
             kind, lambda r: fixtures.trace_values(r, tag))(rng)
         if mode == "valid":
             return Value(good)
-        # README: an empty path is a usage error, never "not given".
+        # docs/reference.md: an empty path is a usage error, never "not given".
         text = rng.choice(bad)
         return Value(text, text == "")
     if kind == "platform":
@@ -604,7 +607,7 @@ def generate(lab, seed, index, fixtures):
 
 def conflict(rng, lab, fixtures):
     """Options that contradict or override each other, taken from the help, and the reason when
-    the README makes the pair a usage error."""
+    docs/reference.md makes the pair a usage error."""
     pairs = []
     for option in lab.options:
         for other in option.excludes:  # CLI11's Excludes: --json --csv --summary
@@ -632,8 +635,8 @@ def conflict(rng, lab, fixtures):
 
 
 def fuzzed_environment(rng, lab, fixtures):
-    """The LAB_* variables the labs read (their Env: in --help, README's LAB_TIME_LIMIT and
-    LAB_TUNING_CACHE), each with a value that is good or not."""
+    """The LAB_* variables the labs read (their Env: in --help, and LAB_TIME_LIMIT and
+    LAB_TUNING_CACHE from docs/reference.md), each with a value that is good or not."""
     names = sorted({o.env for o in lab.options if o.env} | {"LAB_TIME_LIMIT", "LAB_TUNING_CACHE"})
     name = rng.choice(names)
     values = {

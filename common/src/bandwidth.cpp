@@ -30,8 +30,7 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
     cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(make_kernel(
         program,
         {name, {{"", "ulong", "n"}, {"global", "float*", "src"}, {"global", "float*", "dst"}}}));
-    const Launch1D shape =
-        plan_1d(copy.getKernel(), env.device, (n + per_item - 1) / per_item, local);
+    const Launch1D shape = plan_1d(copy.getKernel(), env.device, ceil_div(n, per_item), local);
     const Timing timing = time_launches(
         options, [&] { return copy(shape.args(env.queue), n, src, dst); }, out);
     HostVector<float> copied(n);

@@ -2,6 +2,7 @@
 #include "lab/buffers.hpp"
 
 #include "lab/error.hpp"
+#include "lab/ndrange.hpp"
 
 #include <algorithm>
 
@@ -32,10 +33,6 @@ namespace {
 // Guard space beyond what the launch can reach: catches a neighbouring index (i - 1, i + 1) too.
 constexpr std::size_t kGuardSlackBytes = 4096;
 
-std::size_t round_up_to(std::size_t value, std::size_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
-
 }  // namespace
 
 GuardLayout guard_layout(const cl::Device& device, std::size_t element, std::size_t count,
@@ -48,8 +45,8 @@ GuardLayout guard_layout(const cl::Device& device, std::size_t element, std::siz
   // Sub-buffer origins must be multiples of the base address alignment (given in bits).
   const std::size_t align =
       std::max<std::size_t>(device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8, element);
-  layout.front = round_up_to(kGuardSlackBytes, align * element) / element;
-  layout.back = round_up_to(reach * element + kGuardSlackBytes, align * element) / element;
+  layout.front = round_up(kGuardSlackBytes, align * element) / element;
+  layout.back = round_up(reach * element + kGuardSlackBytes, align * element) / element;
   return layout;
 }
 

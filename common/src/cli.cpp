@@ -336,26 +336,7 @@ bool Cli::given(const std::string& name) const {
   return option != nullptr && option->count() > 0;
 }
 
-void check_part_options(const Cli& cli, const std::string& part, const PartOptions& read_by,
-                        std::ostream& err) {
-  if (part == "all") return;
-  for (const auto& [option, parts] : read_by) {
-    if (!cli.given(option) || std::find(parts.begin(), parts.end(), part) != parts.end()) continue;
-    std::string names;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      names += (i == 0 ? "" : i + 1 == parts.size() ? " or " : ", ") + parts[i];
-    }
-    err << cli.name() << ": note: " << option << " is read by --part " << names << ", not by "
-        << part << ": ignored (choose --part " << names << " or all to use it)\n";
-  }
-}
-
-OutputFormat Cli::format() const {
-  if (options_.json) return OutputFormat::json;
-  if (options_.csv) return OutputFormat::csv;
-  if (options_.summary) return OutputFormat::summary;
-  return OutputFormat::human;
-}
+OutputFormat Cli::format() const { return output_format(options_); }
 
 std::ostream& Cli::out() const {
   return format() == OutputFormat::human ? std::cout : null_stream();

@@ -36,6 +36,16 @@ std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
+std::uint64_t ceil_div(std::uint64_t value, std::uint64_t block) {
+  return (value + block - 1) / block;
+}
+
+std::uint64_t log2_ceil(std::uint64_t value) {
+  std::uint64_t bits = 0;
+  while (bits < 64 && (std::uint64_t{1} << bits) < value) ++bits;
+  return bits;
+}
+
 std::string format_dims(const std::vector<std::uint64_t>& dims) {
   std::string text;
   for (const auto d : dims) text += (text.empty() ? "" : "x") + std::to_string(d);

@@ -4,8 +4,6 @@
 namespace vector_add {
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
-
 // Elements per work-item: 1, PER_ITEM for per_item, VW for vector.
 std::uint64_t per_work_item(const std::string& variant, const lab::Tuning& t) {
   if (variant == "per_item") return static_cast<std::uint64_t>(t["PER_ITEM"]);
@@ -65,14 +63,14 @@ Family make_family() {
     // The global size is padded up to whole work-groups; the kernels bounds-check.
     v.plan = [name](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
       const std::uint64_t l = static_cast<std::uint64_t>(t["LOCAL"]);
-      const std::uint64_t count = ceil_div(n, per_work_item(name, t));
+      const std::uint64_t count = lab::ceil_div(n, per_work_item(name, t));
       if (l == 0) return {{count}, {}};
       return {{lab::round_up(count, l)}, {l}};
     };
     v.covers = [name](const Length& n, const lab::Tuning& t) -> std::vector<std::uint64_t> {
       const std::uint64_t l = static_cast<std::uint64_t>(t["LOCAL"]);
       const std::uint64_t per = per_work_item(name, t);
-      const std::uint64_t count = ceil_div(n, per);
+      const std::uint64_t count = lab::ceil_div(n, per);
       return {(l == 0 ? count : lab::round_up(count, l)) * per};
     };
   }

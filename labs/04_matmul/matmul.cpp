@@ -14,9 +14,6 @@ namespace {
 using Sizes = std::vector<std::uint64_t>;
 using lab::Tuning;
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
-std::uint64_t at(const Tuning& t, const char* name) { return static_cast<std::uint64_t>(t[name]); }
-
 // A tunable: its kernel macro, the option that sets it, its meaning, what a tuner tries, and what
 // it makes larger.
 lab::Tunable knob(const char* name, const char* option, const char* meaning,
@@ -79,20 +76,20 @@ std::vector<lab::Tunable> tunables() {
 
 // The 2-D launches of naive and naive_global: LOCAL_2D x LOCAL_2D groups over C.
 lab::NDRangePlan plan_naive(const Dims& d, const Tuning& t) {
-  const std::uint64_t l = at(t, "LOCAL_2D");
+  const std::uint64_t l = t.whole("LOCAL_2D");
   return {{lab::round_up(d.N, l), lab::round_up(d.M, l)}, {l, l}};
 }
 Sizes covers_naive(const Dims& d, const Tuning& t) {
-  return {lab::round_up(d.M, at(t, "LOCAL_2D")), lab::round_up(d.N, at(t, "LOCAL_2D")),
+  return {lab::round_up(d.M, t.whole("LOCAL_2D")), lab::round_up(d.N, t.whole("LOCAL_2D")),
           std::uint64_t(d.K)};
 }
 
 // The row variants: one work-item per row of C, LOCAL_1D per group.
 lab::NDRangePlan plan_rows(const Dims& d, const Tuning& t) {
-  return {{lab::round_up(d.M, at(t, "LOCAL_1D"))}, {at(t, "LOCAL_1D")}};
+  return {{lab::round_up(d.M, t.whole("LOCAL_1D"))}, {t.whole("LOCAL_1D")}};
 }
 Sizes covers_rows(const Dims& d, const Tuning& t) {
-  return {lab::round_up(d.M, at(t, "LOCAL_1D")), std::uint64_t(d.N), std::uint64_t(d.K)};
+  return {lab::round_up(d.M, t.whole("LOCAL_1D")), std::uint64_t(d.N), std::uint64_t(d.K)};
 }
 
 // row_private and row_local hold a row of K elements in arrays of KMAX.
@@ -105,7 +102,9 @@ std::function<std::string(const Dims&, const Tuning&)> fits_kmax(const char* nam
            " or more (larger arrays cost private and local memory), or choose another variant";
   };
 }
-std::uint64_t private_row(const Tuning& t, std::size_t element) { return at(t, "KMAX") * element; }
+std::uint64_t private_row(const Tuning& t, std::size_t element) {
+  return t.whole("KMAX") * element;
+}
 
 Variant row(const char* name, const char* summary, std::vector<std::string> tunables) {
   Variant v;
@@ -164,36 +163,38 @@ Family make_family() {
 
   Variant tiled = row("tiled", "TSxTS tiles of A and B in local memory", {"TS"});
   tiled.plan = [](const Dims& d, const Tuning& t) -> lab::NDRangePlan {
-    const std::uint64_t ts = at(t, "TS");
+    const std::uint64_t ts = t.whole("TS");
     return {{lab::round_up(d.N, ts), lab::round_up(d.M, ts)}, {ts, ts}};
   };
   tiled.covers = [](const Dims& d, const Tuning& t) -> Sizes {
-    const std::uint64_t ts = at(t, "TS");
+    const std::uint64_t ts = t.whole("TS");
     return {lab::round_up(d.M, ts), lab::round_up(d.N, ts), lab::round_up(d.K, ts)};
   };
   tiled.local_bytes = [](const Tuning& t, std::size_t element) {
-    return 2 * at(t, "TS") * at(t, "TS") * element;  // Asub and Bsub
+    return 2 * t.whole("TS") * t.whole("TS") * element;  // Asub and Bsub
   };
   f.variants.push_back(tiled);
 
   Variant regtiled = row("regtiled", "WPTMxWPTN elements of C per work-item in registers",
                          {"TSM", "TSN", "TSK", "WPTM", "WPTN", "VWN", "STAGE", "EDGES"});
   regtiled.plan = [](const Dims& d, const Tuning& t) -> lab::NDRangePlan {
-    const std::uint64_t rtsn = at(t, "TSN") / at(t, "WPTN"), rtsm = at(t, "TSM") / at(t, "WPTM");
-    return {{ceil_div(d.N, at(t, "TSN")) * rtsn, ceil_div(d.M, at(t, "TSM")) * rtsm}, {rtsn, rtsm}};
+    const std::uint64_t rtsn = t.whole("TSN") / t.whole("WPTN"),
+                        rtsm = t.whole("TSM") / t.whole("WPTM");
+    return {{lab::ceil_div(d.N, t.whole("TSN")) * rtsn, lab::ceil_div(d.M, t.whole("TSM")) * rtsm},
+            {rtsn, rtsm}};
   };
   regtiled.derived = [](const Dims& d, const Tuning& t) -> lab::Defines {
     const bool exact = d.M % t["TSM"] == 0 && d.N % t["TSN"] == 0 && d.K % t["TSK"] == 0;
     return {{"EXACT", exact ? "1" : "0", ""}};
   };
   regtiled.covers = [](const Dims& d, const Tuning& t) -> Sizes {
-    return {lab::round_up(d.M, at(t, "TSM")), lab::round_up(d.N, at(t, "TSN")),
-            lab::round_up(d.K, at(t, "TSK"))};
+    return {lab::round_up(d.M, t.whole("TSM")), lab::round_up(d.N, t.whole("TSN")),
+            lab::round_up(d.K, t.whole("TSK"))};
   };
   regtiled.local_bytes = [](const Tuning& t, std::size_t element) -> std::uint64_t {
     // As[2][TSK][TSM + PAD] and Bs[2][TSK][TSN], PAD = 4, when STAGE stages the slices.
     if (t["STAGE"] == 0) return 0;
-    return 2 * at(t, "TSK") * (at(t, "TSM") + 4 + at(t, "TSN")) * element;
+    return 2 * t.whole("TSK") * (t.whole("TSM") + 4 + t.whole("TSN")) * element;
   };
   f.variants.push_back(regtiled);
   return f;
@@ -433,8 +434,8 @@ lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffe
   const bool pad = uses_edges && t["EDGES"] == 1 &&
                    (d.M % t["TSM"] != 0 || d.N % t["TSN"] != 0 || d.K % t["TSK"] != 0);
   const Dims run_dims =
-      pad ? Dims{int(lab::round_up(d.M, at(t, "TSM"))), int(lab::round_up(d.N, at(t, "TSN"))),
-                 int(lab::round_up(d.K, at(t, "TSK")))}
+      pad ? Dims{int(lab::round_up(d.M, t.whole("TSM"))), int(lab::round_up(d.N, t.whole("TSN"))),
+                 int(lab::round_up(d.K, t.whole("TSK")))}
           : d;
   const lab::PreparedKernel prepared =
       lab::prepare_kernel(env, context.options, context.out, family(), variant, run_dims, t,

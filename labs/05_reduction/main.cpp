@@ -65,12 +65,6 @@ double gamma(std::uint64_t h) {
   return hu < 1 ? hu / (1 - hu) : std::numeric_limits<double>::infinity();
 }
 
-std::uint64_t log2_ceil(std::uint64_t v) {
-  std::uint64_t bits = 0;
-  while ((std::uint64_t{1} << bits) < v) ++bits;
-  return bits;
-}
-
 template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptions& tunable_options,
         const lab::Tuning& defaults) {
@@ -177,8 +171,6 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
   // 5-7. One variant with one tuning: build, run, verify. `quiet` (the tuner's trials) keeps its
   //      lines to itself; a variant that does not fit n is skipped (nothing) or, in a trial,
   //      refused.
-  const std::uint64_t device_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-  const std::uint64_t local_fit = env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>() / sizeof(T);
   const auto run_variant = [&](const reduction::Variant& variant, const lab::Tuning& t,
                                const lab::Options& run_options, bool quiet) {
     const reduction::Variant* v = &variant;
@@ -191,16 +183,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
       say << "  (skipped " << why << ")\n";
       return std::optional<lab::Result>();
     }
-    const std::uint64_t local = static_cast<std::uint64_t>(t[v->extra.local]);
-    const std::uint64_t allowed = std::min(device_max, v->extra.scratch ? local_fit : device_max);
-    if (v->extra.tree && local > allowed) {
-      throw lab::RuntimeError(
-          v->name + " would use work-groups of " + std::to_string(local) +
-          " work-items with a local array of as many elements, more than this device allows: " +
-          v->extra.local + " can be " + reduction::powers_of_two(allowed) +
-          " here (CL_DEVICE_MAX_WORK_GROUP_SIZE " + std::to_string(device_max) +
-          ", CL_DEVICE_LOCAL_MEM_SIZE " + lab::format_bytes(double(local_fit * sizeof(T))) + ")");
-    }
+    const std::uint64_t local = t.whole(v->extra.local);
     const lab::PreparedKernel prepared = lab::prepare_kernel(
         env, run_options, say, family, *v, n, t, defines, signature(*v, real), sizeof(T));
     cl::Kernel kernel = prepared.kernel;
@@ -255,8 +238,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
     // and the product's rounding for a float dot product.
     const std::uint64_t finish_chain =
         v->extra.one_pass ? 0
-        : device_finish ? (groups + finisher.local - 1) / finisher.local + log2_ceil(finisher.local)
-                        : groups - 1;
+        : device_finish   ? lab::ceil_div(groups, finisher.local) + lab::log2_ceil(finisher.local)
+                          : groups - 1;
     const std::uint64_t height = v->extra.chain(n, t) + finish_chain + std::uint64_t(product);
     const double allowed_error = is_float ? gamma(height) * magnitude : 0;
     const lab::CheckResult check = lab::compare_each(

@@ -4,22 +4,13 @@
 namespace reduction {
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
-std::uint64_t at(const lab::Tuning& t, const char* name) {
-  return static_cast<std::uint64_t>(t[name]);
-}
-std::uint64_t log2_of(std::uint64_t power) {
-  std::uint64_t bits = 0;
-  while ((std::uint64_t{1} << bits) < power) ++bits;
-  return bits;
-}
 bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 // A tree halves the work-group at every step: its size (the tunable `name`) must be a power of two.
 std::function<std::string(const Length&, const lab::Tuning&)> needs_power_of_two(
     const std::string& variant, const std::string& name, const std::string& option) {
   return [variant, name, option](const Length&, const lab::Tuning& t) -> std::string {
-    const std::uint64_t l = at(t, name.c_str());
+    const std::uint64_t l = t.whole(name);
     if (is_power_of_two(l)) return "";
     std::uint64_t below = 1;
     while (below * 2 < l) below *= 2;
@@ -41,15 +32,17 @@ Variant row(const char* name, const char* summary, bool tree) {
   v.extra.tree = tree;
   // One element per work-item, a group per LOCAL elements.
   v.plan = [](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
-    return {{lab::round_up(n, at(t, "LOCAL"))}, {at(t, "LOCAL")}};
+    return {{lab::round_up(n, t.whole("LOCAL"))}, {t.whole("LOCAL")}};
   };
   v.covers = [](const Length& n, const lab::Tuning& t) -> std::vector<std::uint64_t> {
-    return {lab::round_up(n, at(t, "LOCAL"))};
+    return {lab::round_up(n, t.whole("LOCAL"))};
   };
-  v.extra.groups = [](Length n, const lab::Tuning& t) { return ceil_div(n, at(t, "LOCAL")); };
-  v.extra.chain = [](Length, const lab::Tuning& t) { return log2_of(at(t, "LOCAL")); };
+  v.extra.groups = [](Length n, const lab::Tuning& t) {
+    return lab::ceil_div(n, t.whole("LOCAL"));
+  };
+  v.extra.chain = [](Length, const lab::Tuning& t) { return lab::log2_ceil(t.whole("LOCAL")); };
   v.dynamic_local_bytes = [](const lab::Tuning& t, std::size_t element) {
-    return at(t, "LOCAL") * element;
+    return t.whole("LOCAL") * element;
   };
   if (tree) v.fits = needs_power_of_two(name, "LOCAL", "--local");
   return v;
@@ -94,12 +87,12 @@ Family make_family() {
   Variant single = row("single", "one work-item adds its group's elements (sumGPU1)", false);
   single.extra.scratch = false;
   single.dynamic_local_bytes = nullptr;
-  single.extra.chain = [](Length, const lab::Tuning& t) { return at(t, "LOCAL"); };
+  single.extra.chain = [](Length, const lab::Tuning& t) { return t.whole("LOCAL"); };
   f.variants.push_back(single);
 
   Variant local_single =
       row("local_single", "the same from a copy in local memory (sumGPU2)", false);
-  local_single.extra.chain = [](Length, const lab::Tuning& t) { return at(t, "LOCAL"); };
+  local_single.extra.chain = [](Length, const lab::Tuning& t) { return t.whole("LOCAL"); };
   f.variants.push_back(local_single);
 
   f.variants.push_back(
@@ -110,15 +103,17 @@ Family make_family() {
 
   Variant first_add = row("first_add", "two elements added while loading (sumGPU4)", true);
   first_add.plan = [](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
-    return {{lab::round_up(ceil_div(n, 2), at(t, "LOCAL"))}, {at(t, "LOCAL")}};
+    return {{lab::round_up(lab::ceil_div(n, 2), t.whole("LOCAL"))}, {t.whole("LOCAL")}};
   };
   first_add.covers = [](const Length& n, const lab::Tuning& t) -> std::vector<std::uint64_t> {
-    return {2 * lab::round_up(ceil_div(n, 2), at(t, "LOCAL"))};
+    return {2 * lab::round_up(lab::ceil_div(n, 2), t.whole("LOCAL"))};
   };
   first_add.extra.groups = [](Length n, const lab::Tuning& t) {
-    return ceil_div(ceil_div(n, 2), at(t, "LOCAL"));
+    return lab::ceil_div(lab::ceil_div(n, 2), t.whole("LOCAL"));
   };
-  first_add.extra.chain = [](Length, const lab::Tuning& t) { return 1 + log2_of(at(t, "LOCAL")); };
+  first_add.extra.chain = [](Length, const lab::Tuning& t) {
+    return 1 + lab::log2_ceil(t.whole("LOCAL"));
+  };
   f.variants.push_back(first_add);
 
   // multi and atomic: GROUPS groups of MULTI_LOCAL work-items, each adding n / (GROUPS*MULTI_LOCAL)
@@ -133,11 +128,12 @@ Family make_family() {
                         : std::vector<std::string>{"MULTI_LOCAL", "GROUPS", "VW"};
     // Never more groups than there are vectors to share out.
     const auto used = [atomic](Length n, const lab::Tuning& t) {
-      const std::uint64_t width = atomic ? 1 : at(t, "VW");
-      return std::min(at(t, "GROUPS"), ceil_div(ceil_div(n, width), at(t, "MULTI_LOCAL")));
+      const std::uint64_t width = atomic ? 1 : t.whole("VW");
+      return std::min(t.whole("GROUPS"),
+                      lab::ceil_div(lab::ceil_div(n, width), t.whole("MULTI_LOCAL")));
     };
     v.plan = [used](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
-      return {{used(n, t) * at(t, "MULTI_LOCAL")}, {at(t, "MULTI_LOCAL")}};
+      return {{used(n, t) * t.whole("MULTI_LOCAL")}, {t.whole("MULTI_LOCAL")}};
     };
     v.covers = [](const Length& n, const lab::Tuning&) -> std::vector<std::uint64_t> {
       return {n};
@@ -147,12 +143,12 @@ Family make_family() {
     };
     // Each lane adds about n / (items * VW) terms, then the lanes, the left-overs and the tree.
     v.extra.chain = [atomic, used](Length n, const lab::Tuning& t) -> std::uint64_t {
-      const std::uint64_t width = atomic ? 1 : at(t, "VW");
-      const std::uint64_t items = used(n, t) * at(t, "MULTI_LOCAL");
-      return ceil_div(n, items * width) + width + 1 + log2_of(at(t, "MULTI_LOCAL"));
+      const std::uint64_t width = atomic ? 1 : t.whole("VW");
+      const std::uint64_t items = used(n, t) * t.whole("MULTI_LOCAL");
+      return lab::ceil_div(n, items * width) + width + 1 + lab::log2_ceil(t.whole("MULTI_LOCAL"));
     };
     v.dynamic_local_bytes = [](const lab::Tuning& t, std::size_t element) {
-      return at(t, "MULTI_LOCAL") * element;
+      return t.whole("MULTI_LOCAL") * element;
     };
     v.extra.local = "MULTI_LOCAL";
     v.fits = needs_power_of_two(name, "MULTI_LOCAL", "--multi-local");
@@ -182,19 +178,6 @@ lab::Tuning default_tuning(const cl::Device& device) {
                              {"MULTI_LOCAL", 1},
                              {"GROUPS", units},
                              {"VW", lab::cpu_simd_unit(device).float_lanes}});
-}
-
-std::string powers_of_two(std::uint64_t limit) {
-  std::string text;
-  int shown = 0;
-  for (std::uint64_t p = 1; p <= limit; p *= 2, ++shown) {
-    if (shown < 3 || p * 2 > limit) {
-      text += (text.empty() ? "" : ", ") + std::to_string(p);
-    } else if (shown == 3) {
-      text += ", ...";
-    }
-  }
-  return text;
 }
 
 }  // namespace reduction

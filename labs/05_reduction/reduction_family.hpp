@@ -37,7 +37,4 @@ const Family& family();
 // multi with one work-item per group, one group per core and the SIMD unit's vector width.
 lab::Tuning default_tuning(const cl::Device& device);
 
-// "1, 2, 4, ..., 1024": the powers of two up to `limit`.
-std::string powers_of_two(std::uint64_t limit);
-
 }  // namespace reduction

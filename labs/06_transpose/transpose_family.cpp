@@ -4,13 +4,9 @@
 namespace transpose {
 namespace {
 
-std::uint64_t at(const lab::Tuning& t, const char* name) {
-  return static_cast<std::uint64_t>(t[name]);
-}
-
 // One element per work-item: TILE x TILE groups over A, dimension 0 along its columns.
 lab::NDRangePlan plan_tiles(const Dims& d, const lab::Tuning& t) {
-  const std::uint64_t tile = at(t, "TILE");
+  const std::uint64_t tile = t.whole("TILE");
   return {{lab::round_up(d.width, tile), lab::round_up(d.height, tile)}, {tile, tile}};
 }
 
@@ -24,11 +20,11 @@ Variant row(const char* name, const char* summary, int pad) {
   v.tunables = {"TILE"};
   v.plan = plan_tiles;
   v.covers = [](const Dims& d, const lab::Tuning& t) -> std::vector<std::uint64_t> {
-    return {lab::round_up(d.height, at(t, "TILE")), lab::round_up(d.width, at(t, "TILE"))};
+    return {lab::round_up(d.height, t.whole("TILE")), lab::round_up(d.width, t.whole("TILE"))};
   };
   if (pad >= 0) {
     v.local_bytes = [pad](const lab::Tuning& t, std::size_t element) {
-      return at(t, "TILE") * (at(t, "TILE") + std::uint64_t(pad)) * element;
+      return t.whole("TILE") * (t.whole("TILE") + std::uint64_t(pad)) * element;
     };
   }
   return v;
@@ -88,26 +84,25 @@ Family make_family() {
     return {{"TILE", std::to_string(t["MULTI_TILE"]), "--multi-tile"}};
   };
   multi.plan = [](const Dims& d, const lab::Tuning& t) -> lab::NDRangePlan {
-    const std::uint64_t tile = at(t, "MULTI_TILE"),
-                        step = std::max<std::uint64_t>(1, tile / at(t, "ROWS"));
+    const std::uint64_t tile = t.whole("MULTI_TILE"),
+                        step = std::max<std::uint64_t>(1, tile / t.whole("ROWS"));
     return {{lab::round_up(d.width, tile), lab::round_up(d.height, tile) / tile * step},
             {tile, step}};
   };
   multi.covers = [](const Dims& d, const lab::Tuning& t) -> std::vector<std::uint64_t> {
-    return {lab::round_up(d.height, at(t, "MULTI_TILE")),
-            lab::round_up(d.width, at(t, "MULTI_TILE"))};
+    return {lab::round_up(d.height, t.whole("MULTI_TILE")),
+            lab::round_up(d.width, t.whole("MULTI_TILE"))};
   };
   multi.local_bytes = [](const lab::Tuning& t, std::size_t element) {
-    return at(t, "MULTI_TILE") * (at(t, "MULTI_TILE") + 1) * element;
+    return t.whole("MULTI_TILE") * (t.whole("MULTI_TILE") + 1) * element;
   };
   f.variants.push_back(multi);
 
   Variant blocks = row("blocks", "8 x 8 blocks in registers, no local memory: for CPUs", -1);
   blocks.tunables = {"BLOCK_ROWS", "STRIP"};
   blocks.plan = [](const Dims& d, const lab::Tuning& t) -> lab::NDRangePlan {
-    const std::uint64_t strip = at(t, "STRIP");
-    const std::uint64_t items_down =
-        (std::uint64_t(d.height) + at(t, "BLOCK_ROWS") - 1) / at(t, "BLOCK_ROWS");
+    const std::uint64_t strip = t.whole("STRIP");
+    const std::uint64_t items_down = lab::ceil_div(d.height, t.whole("BLOCK_ROWS"));
     return {{(std::uint64_t(d.width) + 7) / 8, lab::round_up(items_down, strip)}, {1, strip}};
   };
   // Every access is checked: edge blocks go element by element.

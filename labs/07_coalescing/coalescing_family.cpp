@@ -4,10 +4,6 @@
 namespace coalescing {
 namespace {
 
-std::uint64_t at(const lab::Tuning& t, const char* name) {
-  return static_cast<std::uint64_t>(t[name]);
-}
-
 // One work-item per row of A, LOCAL rows per work-group. The suite's kernels check every index;
 // `covers` says how far one without checks would reach (the guard zones are that long).
 Variant row(const char* name, const char* summary) {
@@ -18,10 +14,10 @@ Variant row(const char* name, const char* summary) {
   v.kernel_name = std::string("coalescing_") + name;
   v.tunables = {"LOCAL"};
   v.plan = [](const Dims& d, const lab::Tuning& t) -> lab::NDRangePlan {
-    return {{lab::round_up(std::uint64_t(d.height), at(t, "LOCAL"))}, {at(t, "LOCAL")}};
+    return {{lab::round_up(std::uint64_t(d.height), t.whole("LOCAL"))}, {t.whole("LOCAL")}};
   };
   v.covers = [](const Dims& d, const lab::Tuning& t) -> std::vector<std::uint64_t> {
-    return {lab::round_up(std::uint64_t(d.height), at(t, "LOCAL")), std::uint64_t(d.width)};
+    return {lab::round_up(std::uint64_t(d.height), t.whole("LOCAL")), std::uint64_t(d.width)};
   };
   return v;
 }
@@ -56,21 +52,21 @@ Family make_family() {
   Variant transposed = row("transposed", "transpose, coalesced scan down columns, transpose back");
   transposed.tunables = {"LOCAL", "CHUNK"};
   transposed.private_bytes = [](const lab::Tuning& t, std::size_t element) {
-    return at(t, "CHUNK") * element;  // a[CHUNK]: the loads in flight
+    return t.whole("CHUNK") * element;  // a[CHUNK]: the loads in flight
   };
   transposed.extra.transposes = true;
   f.variants.push_back(transposed);
   Variant fused = row("fused", "CHUNK columns at a time through local memory, coalesced runs");
   fused.tunables = {"LOCAL", "CHUNK"};
   fused.covers = [](const Dims& d, const lab::Tuning& t) -> std::vector<std::uint64_t> {
-    return {lab::round_up(std::uint64_t(d.height), at(t, "LOCAL")),
-            lab::round_up(std::uint64_t(d.width), at(t, "CHUNK"))};
+    return {lab::round_up(std::uint64_t(d.height), t.whole("LOCAL")),
+            lab::round_up(std::uint64_t(d.width), t.whole("CHUNK"))};
   };
   fused.local_bytes = [](const lab::Tuning& t, std::size_t element) {
-    return at(t, "LOCAL") * (at(t, "CHUNK") + 1) * element;
+    return t.whole("LOCAL") * (t.whole("CHUNK") + 1) * element;
   };
   fused.private_bytes = [](const lab::Tuning& t, std::size_t element) {
-    return at(t, "CHUNK") * element;  // share[CHUNK]: the next block's loads in flight
+    return t.whole("CHUNK") * element;  // share[CHUNK]: the next block's loads in flight
   };
   f.variants.push_back(fused);
   return f;

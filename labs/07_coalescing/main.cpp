@@ -2,8 +2,8 @@
 // coalesced two ways: on the transposed matrix (a transpose before and after the scan) and fused
 // (blocks of CHUNK columns staged in local memory). Each variant is checked against the
 // sequential host loop and timed against the suite's copy kernel over the same matrix.
-#include "../06_transpose/transpose_family.hpp"
 #include "coalescing_family.hpp"
+#include "transpose_family.hpp"
 
 #include "lab/lab.hpp"
 

@@ -119,10 +119,12 @@ std::string flag_name(Mode mode) {
   return "";
 }
 
-const std::vector<std::string>& part_names() {
-  static const std::vector<std::string> names{"copy_snapshot",  "use_visibility", "alloc_map",
-                                              "nofetch_finish", "timing",         "all"};
-  return names;
+std::vector<lab::Part> parts() {
+  return {{"copy_snapshot", "buffer_flags.cl"},
+          {"use_visibility", "buffer_flags.cl"},
+          {"alloc_map", "buffer_flags.cl"},
+          {"nofetch_finish", "buffer_flags.cl"},
+          {"timing", "", {"matmul_naive.cl"}}};
 }
 
 lab::Result copy_snapshot(Demos& d) {

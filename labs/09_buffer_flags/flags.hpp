@@ -24,11 +24,12 @@ Mode parse_mode(const std::string& name);
 std::pair<Mode, Mode> parse_pair(const std::string& text);
 std::string flag_name(Mode mode);  // "CL_MEM_COPY_HOST_PTR", ..., "no host flag"
 
-const std::vector<std::string>& part_names();  // the demonstrations, "timing" and "all"
+// The demonstrations (buffer_flags.cl) and the timing (matmul's naive kernel, never replaced by
+// --kernel-file).
+std::vector<lab::Part> parts();
 
 struct Settings {
   std::uint64_t n = 256;           // matmul side; the demonstrations use n*n elements
-  std::string part = "all";        // one of part_names()
   std::vector<std::string> modes;  // timing: modes of A and B ("": all five)
   std::string c_mode = "use";      // timing: the mode of C (the lecture fixes it to USE)
 };

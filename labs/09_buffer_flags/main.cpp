@@ -15,8 +15,7 @@ int main(int argc, char** argv) {
         std::string modes;
         cli.add_size("-n,--size", s.n,
                      "Matmul side N (default 256); the demonstrations use N*N elements");
-        cli.add_choice("--part", s.part, "Which demonstration, or the timing, or all",
-                       flags::part_names());
+        lab::Parts parts(cli, flags::parts(), "Which demonstration, or the timing");
         cli.add_text("--modes", modes,
                      "timing: the modes of A and B to compare, each MODE (both) or AMODE/BMODE, "
                      "e.g. copy,use,copy/use (default: copy,use,alloc,write,map)");
@@ -24,8 +23,7 @@ int main(int argc, char** argv) {
                        "timing: the mode of C (default use, as in the lecture)",
                        flags::mode_names());
         cli.parse();
-        lab::check_part_options(cli, s.part, {{"--modes", {"timing"}}, {"--c-mode", {"timing"}}},
-                                lab::notes());
+        parts.read_by("--modes", {"timing"}).read_by("--c-mode", {"timing"}).check(cli);
         for (std::string::size_type begin = 0; !modes.empty();) {
           const auto end = modes.find(',', begin);
           s.modes.push_back(modes.substr(begin, end - begin));
@@ -38,13 +36,7 @@ int main(int argc, char** argv) {
           throw lab::UsageError("--size: N = " + std::to_string(s.n) +
                                 " is too large: N*N elements must fit a buffer; use at most 2^20");
         }
-        if (s.part == "timing" && !cli.options().kernel_file.empty()) {
-          throw lab::UsageError(
-              "--kernel-file replaces buffer_flags.cl, the demonstrations' kernels; the timing "
-              "part runs matmul_naive.cl: put your copy of it in a folder and pass --kernel-dir");
-        }
         const auto& opt = cli.options();
-        const bool all = s.part == "all";
 
         // 2. Device
         lab::Env env = lab::open_device(opt, cli.out());
@@ -53,21 +45,21 @@ int main(int argc, char** argv) {
 
         // 3-7. The demonstrations (host data, buffers, kernel, check, each in its function)
         lab::Report report("buffer_flags", env.device_name());
-        if (all || s.part != "timing") {
+        if (parts.chosen() != "timing") {
           flags::Demos demos{
               env,      opt,       lab::build_program(env, opt, "buffer_flags.cl", {}, cli.out()),
               elements, cli.out(), std::cerr};
-          const std::pair<const char*, lab::Result (*)(flags::Demos&)> parts[] = {
+          const std::pair<const char*, lab::Result (*)(flags::Demos&)> demonstrations[] = {
               {"copy_snapshot", flags::copy_snapshot},
               {"use_visibility", flags::use_visibility},
               {"alloc_map", flags::alloc_map},
               {"nofetch_finish", flags::nofetch_finish}};
-          for (const auto& [name, run] : parts) {
-            if (all || s.part == name) report.add(run(demos));
+          for (const auto& [name, run] : demonstrations) {
+            if (parts.runs(name)) report.add(run(demos));
           }
         }
         // The timed matmul per mode
-        if (all || s.part == "timing") {
+        if (parts.runs("timing")) {
           for (lab::Result& row :
                flags::time_modes(env, opt, s, cli.out(), std::cerr, report.details()["timing"])) {
             report.add(row);

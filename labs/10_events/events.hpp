@@ -16,8 +16,9 @@
 
 namespace events {
 
-// The parts in the order the lecture meets them; "all" runs every one.
-const std::vector<std::string>& part_names();
+// The parts in the order the lecture meets them, each building the busy kernel (the one
+// --kernel-file replaces) and the combining one.
+std::vector<lab::Part> parts();
 
 // The two kernels of the lab, built for one device of a context.
 struct Kernels {
@@ -74,7 +75,7 @@ struct PartResult {
   nlohmann::json details = nlohmann::json::object();  // timestamps of the last round
 };
 
-// Runs one part (a name from part_names() other than "all") `--reps` times, checking every
+// Runs one part (a name from parts()) `--reps` times, checking every
 // ordering it claims in every round. A device that lacks what the part needs gives a skipped
 // row whose reason says what is missing.
 PartResult run_part(const std::string& part, Setup& setup);

@@ -37,19 +37,8 @@ int main(int argc, char** argv) {
         // 1. Options
         events::Setup setup;
         std::uint64_t n = 1 << 16, work = 200, hold = 0;
-        std::string part = "all", wait_on = "k1,k2";
-        std::vector<std::string> parts = events::part_names();
-        parts.push_back("all");
-        cli.add_choice(
-            "--part", part,
-            "Which demo: " +
-                [&] {
-                  std::string list;
-                  for (const auto& p : parts) list += (list.empty() ? "" : "|") + p;
-                  return list;
-                }() +
-                " (default all)",
-            parts);
+        std::string wait_on = "k1,k2";
+        lab::Parts parts(cli, events::parts(), "Which demo");
         cli.add_text("--wait-on", wait_on,
                      "Events kernel 3 of wait_list waits on: k1,k2 (default), k1, k2 or none");
         cli.add_size("-n,--size", n, "Elements per kernel (default 2^16)");
@@ -62,12 +51,10 @@ int main(int argc, char** argv) {
                       "kernel's measured time, at least 30)",
                       1, 10000);
         cli.parse();
-        lab::check_part_options(
-            cli, part,
-            {{"--wait-on", {"wait_list"}},
-             {"--hold",
-              {"wait_list", "marker_barrier", "user_event", "two_queues", "sub_devices"}}},
-            lab::notes());
+        parts.read_by("--wait-on", {"wait_list"})
+            .read_by("--hold",
+                     {"wait_list", "marker_barrier", "user_event", "two_queues", "sub_devices"})
+            .check(cli);
         parse_wait_on(wait_on, setup);
         const auto& opt = cli.options();
         setup.options = &opt;
@@ -138,10 +125,11 @@ int main(int argc, char** argv) {
         // 6-7. Run and verify: each part checks its orderings in every round and every element
         //      of every result, and prints why when one is broken
         std::vector<events::PartResult> rows;
-        for (const auto& name : events::part_names()) {
-          if (part != "all" && part != name) continue;
+        for (const lab::Part& each : parts.table()) {
+          const std::string& name = each.name;
+          if (!parts.runs(name)) continue;
           events::PartResult row = events::run_part(name, setup);
-          if (row.status == events::Status::skipped && part != "all") {
+          if (row.status == events::Status::skipped && parts.chosen() != "all") {
             throw lab::SkipError(name + " cannot run on " + env.device_name() + ": " + row.reason);
           }
           for (const auto& failure : row.failures) {

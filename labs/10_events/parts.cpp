@@ -902,11 +902,13 @@ void sub_devices(Setup& setup, PartResult& result) {
 
 }  // namespace
 
-const std::vector<std::string>& part_names() {
-  static const std::vector<std::string> names = {"wait_list",  "out_of_order", "marker_barrier",
-                                                 "callbacks",  "user_event",   "two_queues",
-                                                 "sub_devices"};
-  return names;
+std::vector<lab::Part> parts() {
+  std::vector<lab::Part> table;
+  for (const char* name : {"wait_list", "out_of_order", "marker_barrier", "callbacks", "user_event",
+                           "two_queues", "sub_devices"}) {
+    table.push_back({name, "events_busy.cl", {"events_combine.cl"}});
+  }
+  return table;
 }
 
 lab::HostVector<cl_uint> busy_reference(const lab::HostVector<cl_uint>& in, cl_uint work,

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
         // 1. Options
         spaces::Settings s;
         std::string tile = "16,16", private_sizes = "4,16,64,256";
-        cli.add_choice("--part", s.part, "Which demonstration (default all)", spaces::part_names());
+        lab::Parts parts(cli, spaces::parts());
         cli.add_size("-n,--size", s.n, "constant, private: input elements (default 2^24)");
         cli.add_size("--local", s.local,
                      "constant, rows, private: work-group size (default 256; 0: the runtime "
@@ -37,18 +37,17 @@ int main(int argc, char** argv) {
                      "private: floats in each work-item's private array, a list (default "
                      "4,16,64,256)");
         cli.parse();
-        lab::check_part_options(cli, s.part,
-                                {{"--size", {"constant", "private"}},
-                                 {"--local", {"constant", "rows", "private"}},
-                                 {"--height", {"tiles"}},
-                                 {"--width", {"tiles"}},
-                                 {"--tile", {"tiles"}},
-                                 {"--no-barrier", {"tiles", "rows"}},
-                                 {"--columns", {"rows"}},
-                                 {"--row-count", {"rows"}},
-                                 {"--row-length", {"rows"}},
-                                 {"--private-sizes", {"private"}}},
-                                lab::notes());
+        parts.read_by("--size", {"constant", "private"})
+            .read_by("--local", {"constant", "rows", "private"})
+            .read_by("--height", {"tiles"})
+            .read_by("--width", {"tiles"})
+            .read_by("--tile", {"tiles"})
+            .read_by("--no-barrier", {"tiles", "rows"})
+            .read_by("--columns", {"rows"})
+            .read_by("--row-count", {"rows"})
+            .read_by("--row-length", {"rows"})
+            .read_by("--private-sizes", {"private"})
+            .check(cli);
         const auto& opt = cli.options();
         s.tile = lab::parse_size_list("--tile", tile);
         if (s.tile.size() != 2) {
@@ -61,24 +60,18 @@ int main(int argc, char** argv) {
               "the matrices of tiles and rows must have fewer than 2^31 elements (the kernels "
               "index them with int): choose smaller -H/-W or --columns/--row-count/--row-length");
         }
-        if (!opt.kernel_file.empty() && s.part == "all") {
-          throw lab::UsageError(
-              "--kernel-file replaces one demonstration's kernels: add --part NAME");
-        }
-        lab::require_kernel_files(opt, spaces::kernel_files(s.part), "--part");
 
         // 2. Device
         lab::Env env = lab::open_device(opt, cli.out());
-        const bool all = s.part == "all";
-        if (all || s.part == "tiles") spaces::check_tile(env.device, s.tile);
+        if (parts.runs("tiles")) spaces::check_tile(env.device, s.tile);
         // Each part allocates its own buffers (and frees them before the next part starts).
-        if (all || s.part == "constant" || s.part == "private") {
+        if (parts.runs("constant") || parts.runs("private")) {
           lab::check_memory(env, s.n * sizeof(float), 3, 4, "-n");
         }
-        if (all || s.part == "tiles") {
+        if (parts.runs("tiles")) {
           lab::check_memory(env, s.height * s.width * sizeof(float), 3, 4, "-H/-W");
         }
-        if (all || s.part == "rows") {
+        if (parts.runs("rows")) {
           lab::check_memory(env, s.columns * std::max(s.row_count, s.row_length) * sizeof(float), 3,
                             4, "--columns, --row-count or --row-length");
         }
@@ -90,14 +83,14 @@ int main(int argc, char** argv) {
           for (lab::Result& row : rows) report.add(std::move(row));
         };
         lab::CopyBaseline copy;
-        if (all || s.part == "constant" || s.part == "private") {
+        if (parts.runs("constant") || parts.runs("private")) {
           copy = lab::measure_copy(env, opt, s.n, s.local, cli.out());
           report.details()["copy"] = copy.details;
         }
-        if (all || s.part == "constant") add(spaces::constant_table(context, copy));
-        if (all || s.part == "tiles") add(spaces::tiles(context));
-        if (all || s.part == "rows") add(spaces::rows(context));
-        if (all || s.part == "private") add(spaces::private_arrays(context, copy));
+        if (parts.runs("constant")) add(spaces::constant_table(context, copy));
+        if (parts.runs("tiles")) add(spaces::tiles(context));
+        if (parts.runs("rows")) add(spaces::rows(context));
+        if (parts.runs("private")) add(spaces::private_arrays(context, copy));
 
         // 8. Report
         report.details()["n"] = s.n;

@@ -14,7 +14,7 @@
 namespace spaces {
 namespace {
 
-// Each demonstration's kernel file, in part_names() order.
+// Each demonstration and its kernel file, in the order the lab runs them.
 const std::vector<std::pair<std::string, std::string>> kPartFiles{
     {"constant", "memory_spaces_stencil.cl"},
     {"tiles", "memory_spaces_tiles.cl"},
@@ -93,17 +93,10 @@ lab::Define barrier_define(const Settings& s) {
 
 }  // namespace
 
-const std::vector<std::string>& part_names() {
-  static const std::vector<std::string> names{"constant", "tiles", "rows", "private", "all"};
-  return names;
-}
-
-std::vector<std::string> kernel_files(const std::string& part) {
-  std::vector<std::string> files;
-  for (const auto& [name, file] : kPartFiles) {
-    if (part == "all" || part == name) files.push_back(file);
-  }
-  return files;
+std::vector<lab::Part> parts() {
+  std::vector<lab::Part> table;
+  for (const auto& [name, file] : kPartFiles) table.push_back({name, file});
+  return table;
 }
 
 std::vector<lab::Result> constant_table(Context& c, const lab::CopyBaseline& copy) {
@@ -347,7 +340,7 @@ std::vector<lab::Result> private_arrays(Context& c, const lab::CopyBaseline& cop
   lab::GuardedBuffer<float> x_buf(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, 0, x.data());
   std::vector<lab::Result> rows;
   for (const std::uint64_t P : s.private_sizes) {
-    const std::uint64_t items = (n + P - 1) / P;
+    const std::uint64_t items = lab::ceil_div(n, P);
     std::vector<double> want(items), scale(items);
     for (std::uint64_t i = 0; i < items; ++i) {
       for (std::uint64_t p = 0; p < P; ++p) {

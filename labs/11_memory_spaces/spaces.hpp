@@ -11,11 +11,9 @@
 
 namespace spaces {
 
-const std::vector<std::string>& part_names();  // constant, tiles, rows, private, all
-std::vector<std::string> kernel_files(const std::string& part);  // the files `part` builds
+std::vector<lab::Part> parts();  // constant, tiles, rows, private, each with its kernel file
 
 struct Settings {
-  std::string part = "all";
   std::uint64_t n = std::uint64_t{1} << 24;   // constant and private: elements of the input
   std::uint64_t local = 256;                  // 1-D parts' work-group size (0: the runtime's)
   std::uint64_t height = 4096, width = 4096;  // tiles: the matrices

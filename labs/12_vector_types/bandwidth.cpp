@@ -153,10 +153,7 @@ const std::vector<std::string>& store_names() {
   return names;
 }
 
-const std::vector<std::string>& part_names() {
-  static const std::vector<std::string> names{"bandwidth", "operations", "all"};
-  return names;
-}
+std::vector<lab::Part> parts() { return {{"bandwidth", kCopyFile}, {"operations", kOpsFile}}; }
 
 void check_widths(const std::vector<std::uint64_t>& widths) {
   for (std::size_t i = 0; i < widths.size(); ++i) {
@@ -197,7 +194,7 @@ Bandwidth copy_bandwidth(Context& c) {
           program,
           {"copy_vw",
            {{"", "ulong", "n"}, {"global", "float*", "src"}, {"global", "float*", "dst"}}}));
-      const lab::Launch1D launch = lab::plan_1d(copy.getKernel(), c.env.device, (n + w - 1) / w,
+      const lab::Launch1D launch = lab::plan_1d(copy.getKernel(), c.env.device, lab::ceil_div(n, w),
                                                 group_size(c, copy.getKernel()));
       copies.push_back({type_name(w) + (stream ? " streaming" : ""), w, stream, copy, launch});
     }

@@ -14,8 +14,7 @@ int main(int argc, char** argv) {
         // 1. Options
         vector_types::Settings s;
         std::string widths = "1,2,4,8,16", operations;
-        cli.add_choice("--part", s.part, "Which demonstration (default all)",
-                       vector_types::part_names());
+        lab::Parts parts(cli, vector_types::parts());
         cli.add_size("-n,--size", s.n, "bandwidth: floats copied (default 2^24)");
         cli.add_text("--widths", widths,
                      "bandwidth: vector widths to copy with, a list of 1, 2, 4, 8, 16 (default "
@@ -34,46 +33,35 @@ int main(int argc, char** argv) {
                      "operations: kernels to run, a list of " + vector_types::operation_list(", ") +
                          " (default all)");
         cli.parse();
-        lab::check_part_options(cli, s.part,
-                                {{"--size", {"bandwidth"}},
-                                 {"--widths", {"bandwidth"}},
-                                 {"--stores", {"bandwidth"}},
-                                 {"--items", {"operations"}},
-                                 {"--operations", {"operations"}}},
-                                lab::notes());
+        parts.read_by("--size", {"bandwidth"})
+            .read_by("--widths", {"bandwidth"})
+            .read_by("--stores", {"bandwidth"})
+            .read_by("--items", {"operations"})
+            .read_by("--operations", {"operations"})
+            .check(cli);
         const auto& opt = cli.options();
         if (local != "auto") s.local = lab::parse_size("--local", local, 0);
         s.widths = lab::parse_size_list("--widths", widths);
         vector_types::check_widths(s.widths);
         s.operations = vector_types::parse_operations(operations);
-        if (!opt.kernel_file.empty() && s.part == "all") {
-          throw lab::UsageError(
-              "--kernel-file replaces one demonstration's kernels: add --part bandwidth (your "
-              "copy of vector_types_copy.cl) or --part operations (vector_types_ops.cl)");
-        }
-        std::vector<std::string> files;
-        if (s.part != "operations") files.push_back(vector_types::kCopyFile);
-        if (s.part != "bandwidth") files.push_back(vector_types::kOpsFile);
-        lab::require_kernel_files(opt, files, "--part");
 
         // 2. Device
         lab::Env env = lab::open_device(opt, cli.out());
-        const bool all = s.part == "all";
-        if (all || s.part == "bandwidth") lab::check_memory(env, s.n * sizeof(float), 2, 4, "-n");
+        if (parts.runs("bandwidth")) lab::check_memory(env, s.n * sizeof(float), 2, 4, "-n");
         // The widest operation reads and writes 16 floats per item.
-        if (all || s.part == "operations") {
+        if (parts.runs("operations")) {
           lab::check_memory(env, s.items * 16 * sizeof(float), 2, 4, "--items");
         }
 
         // 3-7. Each demonstration: host data and reference, buffers, kernels, runs, checks
         vector_types::Context context{env, opt, s, cli.out(), std::cerr};
         lab::Report report("vector_types", env.device_name());
-        if (all || s.part == "bandwidth") {
+        if (parts.runs("bandwidth")) {
           vector_types::Bandwidth bandwidth = vector_types::copy_bandwidth(context);
           for (lab::Result& row : bandwidth.rows) report.add(std::move(row));
           report.details()["bandwidth"] = bandwidth.details;
         }
-        if (all || s.part == "operations") {
+        if (parts.runs("operations")) {
           for (lab::Result& row : vector_types::operations(context)) report.add(std::move(row));
         }
 

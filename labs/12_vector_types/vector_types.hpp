@@ -12,12 +12,11 @@
 
 namespace vector_types {
 
-const std::vector<std::string>& part_names();                 // bandwidth, operations, all
 inline const std::string kCopyFile = "vector_types_copy.cl";  // bandwidth's kernel file
 inline const std::string kOpsFile = "vector_types_ops.cl";    // operations' kernel file
+std::vector<lab::Part> parts();                               // bandwidth, operations
 
 struct Settings {
-  std::string part = "all";
   std::uint64_t n = std::uint64_t{1} << 24;           // bandwidth: floats copied
   std::vector<std::uint64_t> widths{1, 2, 4, 8, 16};  // bandwidth: VW of each copy kernel
   std::string stores = "auto";                        // bandwidth: plain, streaming, both, auto

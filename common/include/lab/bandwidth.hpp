@@ -1,8 +1,8 @@
 // bandwidth.hpp: the device's copy bandwidth, the yardstick for memory-bound kernels.
 #pragma once
 
-#include "lab/cli.hpp"
 #include "lab/device.hpp"
+#include "lab/options.hpp"
 #include "lab/report.hpp"
 #include "lab/timing.hpp"
 #include "lab/verify.hpp"

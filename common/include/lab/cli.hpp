@@ -1,6 +1,8 @@
 // cli.hpp: the shared command line. Every lab gets these flags and adds its own through Cli.
 #pragma once
 
+#include "lab/options.hpp"
+
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
@@ -8,27 +10,6 @@
 #include <vector>
 
 namespace lab {
-
-// The flags every lab shares (README.md, "The labs": the options every lab takes).
-struct Options {
-  bool list = false;          // --list: print platforms and devices, then exit
-  std::string platform;       // -p: index or name substring (LAB_PLATFORM)
-  std::string device;         // -d: index or name substring (LAB_DEVICE)
-  std::string type = "all";   // --type cpu|gpu|all (LAB_DEVICE_TYPE)
-  int reps = 10;              // --reps: timed repetitions
-  int warmup = 2;             // --warmup: untimed launches first (PoCL compiles on the first)
-  std::uint64_t seed = 42;    // --seed: random inputs are reproducible
-  bool json = false;          // --json: machine-readable report on stdout
-  bool csv = false;           // --csv: the same as CSV
-  bool summary = false;       // --summary: one line per result (scripts/labs.sh's tour)
-  bool verbose = false;       // -v: build options, event breakdowns, lookup paths
-  std::string kernel_dir;     // --kernel-dir (LAB_KERNEL_DIR)
-  std::string kernel_file;    // --kernel-file: replaces the lab's main kernel file
-  std::string build_options;  // --build-options: appended to the program's build options
-  std::string trace;          // --trace FILE: the commands' timeline for Perfetto (trace.hpp)
-};
-
-enum class OutputFormat { human, json, csv, summary };
 
 // The largest whole number the command line accepts: 2^63.
 constexpr std::uint64_t kMaxWholeNumber = std::uint64_t{1} << 63;
@@ -50,16 +31,6 @@ double parse_positive(const std::string& what, const std::string& text, double m
 std::vector<std::uint64_t> parse_size_list(const std::string& what, const std::string& text,
                                            std::uint64_t min = 1,
                                            std::uint64_t max = kMaxWholeNumber);
-
-// Which parts of a part lab read an option: {"--modes", {"timing"}}.
-using PartOptions = std::vector<std::pair<std::string, std::vector<std::string>>>;
-
-// Says in a one-line note on `err` ("LAB: note: ...") which options given on `cli`'s command line
-// part `part` does not read, naming the parts that do: harmless, but never silent. "all" runs
-// every part, so it reads every option.
-class Cli;
-void check_part_options(const Cli& cli, const std::string& part, const PartOptions& read_by,
-                        std::ostream& err);
 
 // Whether a lab builds and times kernels (and so takes --reps, --warmup, --seed, --kernel-dir,
 // --kernel-file, --build-options and -v) or only reports on devices (device_info).

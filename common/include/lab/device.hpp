@@ -1,7 +1,7 @@
 // device.hpp: choosing a platform and device, and the context and profiling queue on it.
 #pragma once
 
-#include "lab/cli.hpp"
+#include "lab/options.hpp"
 
 #include <CL/opencl.hpp>
 

@@ -9,7 +9,7 @@
 
 namespace lab {
 
-// Exit codes every lab uses (documented in README.md).
+// Exit codes every lab uses (documented in docs/reference.md, "Exit codes").
 enum ExitCode : int {
   kExitPassed = 0,    // result verified
   kExitFailed = 1,    // verification failed

@@ -8,6 +8,7 @@
 #include "lab/device.hpp"
 #include "lab/error.hpp"
 #include "lab/ndrange.hpp"
+#include "lab/parts.hpp"
 #include "lab/program.hpp"
 #include "lab/report.hpp"
 #include "lab/shape.hpp"

@@ -12,6 +12,12 @@ namespace lab {
 // The smallest multiple of `multiple` that is >= value (multiple >= 1).
 std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple);
 
+// How many blocks of `block` cover `value`: value / block rounded up (block >= 1).
+std::uint64_t ceil_div(std::uint64_t value, std::uint64_t block);
+
+// The smallest b with 2^b >= value: log2 rounded up (0 for 0 and 1).
+std::uint64_t log2_ceil(std::uint64_t value);
+
 // "16x16" for {16, 16}.
 std::string format_dims(const std::vector<std::uint64_t>& dims);
 

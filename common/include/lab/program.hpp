@@ -2,8 +2,8 @@
 // it that matches what the host launches.
 #pragma once
 
-#include "lab/cli.hpp"
 #include "lab/device.hpp"
+#include "lab/options.hpp"
 
 #include <CL/opencl.hpp>
 

@@ -1,7 +1,7 @@
 // report.hpp: one result row per measurement, printed as a table, JSON or CSV.
 #pragma once
 
-#include "lab/cli.hpp"
+#include "lab/options.hpp"
 #include "lab/timing.hpp"
 #include "lab/verify.hpp"
 

@@ -1,7 +1,7 @@
 // timing.hpp: durations from OpenCL profiling events, repeated runs, min/median/max.
 #pragma once
 
-#include "lab/cli.hpp"
+#include "lab/options.hpp"
 
 #include <CL/opencl.hpp>
 

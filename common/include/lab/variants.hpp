@@ -59,6 +59,10 @@ class Tuning {
   Tuning with(std::initializer_list<std::pair<std::string, std::int64_t>> values) const;
   // The value of `name`; throws std::logic_error when the family has no such tunable.
   std::int64_t operator[](const std::string& name) const;
+  // The same as a whole number, for sizes and counts (the table's bounds keep tunables >= 0).
+  std::uint64_t whole(const std::string& name) const {
+    return static_cast<std::uint64_t>((*this)[name]);
+  }
   bool given(const std::string& name) const { return origin(name) == Origin::command_line; }
   Origin origin(const std::string& name) const;
   bool has(const std::string& name) const;
