@@ -48,24 +48,6 @@ std::string size_class(double work) {
   return "2^" + std::to_string(exponent);
 }
 
-TuningKey tuning_key(const Env& env, const Options& options, const std::string& lab,
-                     const std::string& variant, const std::string& kernel_file,
-                     const std::string& dtype, double work) {
-  TuningKey key;
-  key.lab = lab;
-  key.variant = variant;
-  key.device = env.device_name();
-  key.driver = env.device.getInfo<CL_DRIVER_VERSION>();
-  key.dtype = dtype;
-  key.size_class = size_class(work);
-  const std::string path = find_kernel_file(kernel_file, kernel_lookup(options), true);
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream source;
-  source << in.rdbuf();
-  key.source_sha256 = sha256_hex(source.str());
-  return key;
-}
-
 std::string TuningCache::default_path() {
   if (const char* path = std::getenv("LAB_TUNING_CACHE"); path != nullptr && *path != '\0') {
     return path;
@@ -297,6 +279,30 @@ std::vector<Trial> run_trials(const std::vector<Tuning>& candidates,
   return trials;
 }
 
+namespace {
+
+// The key of `variant` on `env`'s device; the kernel file is looked up as the run path does.
+TuningKey tuning_key(const Env& env, const Options& options, const std::string& lab,
+                     const std::string& variant, const std::string& kernel_file,
+                     const std::string& dtype, double work) {
+  TuningKey key;
+  key.lab = lab;
+  key.variant = variant;
+  key.device = env.device_name();
+  key.driver = env.device.getInfo<CL_DRIVER_VERSION>();
+  key.dtype = dtype;
+  key.size_class = size_class(work);
+  const std::string path = find_kernel_file(kernel_file, kernel_lookup(options), true);
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream source;
+  source << in.rdbuf();
+  key.source_sha256 = sha256_hex(source.str());
+  return key;
+}
+
+// The tuning a variant runs with: `defaults`, then the cache's best for `key` (unless
+// --no-tuned; stale or unusable entries print one warning line on `warnings`), then what the
+// command line gives. `source` becomes "tuned" when the cache supplied values, else "default".
 Tuning resolve_tuning(const TunableOptions& options, const std::vector<Tunable>& tunables,
                       const Tuning& defaults, const TuningCache& cache, const TuningKey& key,
                       std::string& source, std::ostream& warnings) {
@@ -329,6 +335,9 @@ Tuning resolve_tuning(const TunableOptions& options, const std::vector<Tunable>&
   return options.apply(tuning);
 }
 
+// --tune for one variant: searches the candidates of `names` that the command line did not fix
+// (the others at `base`), prints the best few on `out`, stores the best in `cache` and saves it,
+// and returns it. Throws Error (exit 1) when no candidate gave a right result.
 Tuning tune_variant(const std::vector<Tunable>& tunables, const std::vector<std::string>& names,
                     const Tuning& base, const TuningKey& key, double budget_s, TuningCache& cache,
                     const std::string& unit,
@@ -366,6 +375,8 @@ Tuning tune_variant(const std::vector<Tunable>& tunables, const std::vector<std:
   return found;
 }
 
+// A lab's tuning cache, read unless --no-tuned (without --tune); a warning goes to `err` as
+// "LAB: warning: ...".
 TuningCache open_tuning_cache(const TunableOptions& options, const std::string& lab,
                               std::ostream& err) {
   TuningCache cache;
@@ -376,14 +387,8 @@ TuningCache open_tuning_cache(const TunableOptions& options, const std::string& 
   return cache;
 }
 
-Options trial_options(const Options& options) {
-  Options trial = options;
-  trial.warmup = 1;
-  trial.reps = 3;
-  trial.verbose = false;
-  return trial;
-}
-
+// The tunings `names` may take in this run: the resolved one, or with --tune every candidate
+// (a lab sizes its guard zones for the furthest launch among them).
 std::vector<Tuning> launch_tunings(const TunableOptions& options,
                                    const std::vector<Tunable>& tunables,
                                    const std::vector<std::string>& names, const Tuning& defaults,
@@ -397,21 +402,7 @@ std::vector<Tuning> launch_tunings(const TunableOptions& options,
   return out;
 }
 
-VariantTuning tuning_for(const TunableOptions& options, const std::vector<Tunable>& tunables,
-                         const std::vector<std::string>& names, const Tuning& defaults,
-                         TuningCache& cache, const TuningKey& key, const std::string& unit,
-                         const std::function<TrialOutcome(const Tuning&)>& evaluate,
-                         std::ostream& err) {
-  VariantTuning out;
-  if (options.tune()) {
-    out.tuning = tune_variant(tunables, names, options.apply(defaults), key, options.tune_budget(),
-                              cache, unit, evaluate, err);
-    out.source = "tuned";
-  } else {
-    out.tuning = resolve_tuning(options, tunables, defaults, cache, key, out.source, notes());
-  }
-  return out;
-}
+}  // namespace
 
 LabTuning::LabTuning(const TunableOptions& options, const std::vector<Tunable>& tunables,
                      Tuning defaults, std::string lab, std::ostream& err)
@@ -426,19 +417,28 @@ std::vector<Tuning> LabTuning::add(const Env& env, const Options& options,
                                    const std::string& variant, const std::string& kernel_file,
                                    const std::vector<std::string>& names, const std::string& dtype,
                                    double work) {
-  keys_.push_back(tuning_key(env, options, lab_, variant, kernel_file, dtype, work));
-  names_.push_back(names);
-  std::ostringstream quiet;  // warnings come once, when the variant runs
-  std::string source;
-  const Tuning resolved =
-      resolve_tuning(options_, tunables_, defaults_, cache_, keys_.back(), source, quiet);
-  return launch_tunings(options_, tunables_, names, defaults_, resolved);
+  Added added;
+  added.key = tuning_key(env, options, lab_, variant, kernel_file, dtype, work);
+  added.names = names;
+  std::ostringstream warnings;  // said once, when the variant runs
+  added.resolved.tuning = resolve_tuning(options_, tunables_, defaults_, cache_, added.key,
+                                         added.resolved.source, warnings);
+  added.warnings = warnings.str();
+  added_.push_back(std::move(added));
+  return launch_tunings(options_, tunables_, names, defaults_, added_.back().resolved.tuning);
 }
 
-VariantTuning LabTuning::tuning(std::size_t index, const std::string& unit,
-                                const std::function<TrialOutcome(const Tuning&)>& evaluate) {
-  return tuning_for(options_, tunables_, names_.at(index), defaults_, cache_, keys_.at(index), unit,
-                    evaluate, err_);
+LabTuning::VariantTuning LabTuning::tuning(
+    std::size_t index, const std::string& unit,
+    const std::function<TrialOutcome(const Tuning&)>& evaluate) {
+  const Added& added = added_.at(index);
+  if (!options_.tune()) {
+    notes() << added.warnings;
+    return added.resolved;
+  }
+  return {tune_variant(tunables_, added.names, options_.apply(defaults_), added.key,
+                       options_.tune_budget(), cache_, unit, evaluate, err_),
+          "tuned"};
 }
 
 }  // namespace lab

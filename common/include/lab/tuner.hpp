@@ -37,11 +37,6 @@ struct TuningKey {
 // "2^20". Sizes in one class share a tuned setting.
 std::string size_class(double work);
 
-// The key of `variant` on `env`'s device; the kernel file is looked up as the run path does.
-TuningKey tuning_key(const Env& env, const Options& options, const std::string& lab,
-                     const std::string& variant, const std::string& kernel_file,
-                     const std::string& dtype, double work);
-
 // What the cache holds for a key.
 struct CachedTuning {
   TunableValues values;  // empty: nothing usable
@@ -111,50 +106,6 @@ std::vector<Trial> run_trials(const std::vector<Tuning>& candidates,
                               const std::function<TrialOutcome(const Tuning&)>& evaluate,
                               std::ostream& progress);
 
-// The tuning a variant runs with: `defaults`, then the cache's best for `key` (unless
-// --no-tuned; stale or unusable entries print one warning line on `warnings`), then what the
-// command line gives. `source` becomes "tuned" when the cache supplied values, else "default".
-Tuning resolve_tuning(const TunableOptions& options, const std::vector<Tunable>& tunables,
-                      const Tuning& defaults, const TuningCache& cache, const TuningKey& key,
-                      std::string& source, std::ostream& warnings);
-
-// --tune for one variant: searches the candidates of `names` that the command line did not fix
-// (the others at `base`), prints the best few on `out`, stores the best in `cache` and saves it,
-// and returns it. `evaluate` runs one candidate through the lab's run path. Throws Error (exit 1)
-// when no candidate gave a right result.
-Tuning tune_variant(const std::vector<Tunable>& tunables, const std::vector<std::string>& names,
-                    const Tuning& base, const TuningKey& key, double budget_s, TuningCache& cache,
-                    const std::string& unit,
-                    const std::function<TrialOutcome(const Tuning&)>& evaluate, std::ostream& out);
-
-// A lab's tuning cache, read unless --no-tuned (without --tune); a warning goes to `err` as
-// "LAB: warning: ...".
-TuningCache open_tuning_cache(const TunableOptions& options, const std::string& lab,
-                              std::ostream& err);
-
-// The options of one tuner trial: 1 warm-up and 3 timed runs, the rest as given.
-Options trial_options(const Options& options);
-
-// The tunings `names` may take in this run: the resolved one, or with --tune every candidate
-// (a lab sizes its guard zones for the furthest launch among them).
-std::vector<Tuning> launch_tunings(const TunableOptions& options,
-                                   const std::vector<Tunable>& tunables,
-                                   const std::vector<std::string>& names, const Tuning& defaults,
-                                   const Tuning& resolved);
-
-struct VariantTuning {
-  Tuning tuning;
-  std::string source;  // "tuned" or "default"
-};
-
-// One variant's tuning for this run: with --tune the search first (tune_variant through
-// `evaluate`, progress on `err`), else resolve_tuning (its warnings to lab::notes()).
-VariantTuning tuning_for(const TunableOptions& options, const std::vector<Tunable>& tunables,
-                         const std::vector<std::string>& names, const Tuning& defaults,
-                         TuningCache& cache, const TuningKey& key, const std::string& unit,
-                         const std::function<TrialOutcome(const Tuning&)>& evaluate,
-                         std::ostream& err);
-
 // A lab's tuning for one run: the cache, a key for each chosen variant, and the tuning each runs
 // with (the defaults, the cache, the command line; with --tune a search first). The search's
 // progress goes to `err`; warnings about the cache to lab::notes().
@@ -175,7 +126,10 @@ class LabTuning {
   // where its tuning came from.
   template <typename Run>
   auto run(std::size_t index, const std::string& unit, const Options& options, Run run) {
-    const Options trial = trial_options(options);
+    Options trial = options;  // a candidate: 1 warm-up and 3 timed runs, quietly
+    trial.warmup = 1;
+    trial.reps = 3;
+    trial.verbose = false;
     const VariantTuning tuned = tuning(index, unit, [&](const Tuning& t) {
       const auto outcome = run(t, trial, true);
       const Result& r = result_of(outcome);
@@ -187,6 +141,21 @@ class LabTuning {
   }
 
  private:
+  // What a variant runs with, and where it came from ("tuned" or "default").
+  struct VariantTuning {
+    Tuning tuning;
+    std::string source;
+  };
+  // Each added variant's key, tunables and the setting the defaults, the cache and the command
+  // line give it (resolved once, in add()), with the cache's warnings about it.
+  struct Added {
+    TuningKey key;
+    std::vector<std::string> names;
+    VariantTuning resolved;
+    std::string warnings;
+  };
+  // With --tune the search (progress on err_), else the resolved setting (its warnings to
+  // lab::notes(), once).
   VariantTuning tuning(std::size_t index, const std::string& unit,
                        const std::function<TrialOutcome(const Tuning&)>& evaluate);
   static const Result& result_of(const Result& r) { return r; }
@@ -200,8 +169,7 @@ class LabTuning {
   std::string lab_;
   std::ostream& err_;
   TuningCache cache_;
-  std::vector<TuningKey> keys_;
-  std::vector<std::vector<std::string>> names_;
+  std::vector<Added> added_;
 };
 
 }  // namespace lab
