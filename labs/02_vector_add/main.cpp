@@ -9,7 +9,6 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
-#include <sstream>
 
 namespace {
 
@@ -64,10 +63,6 @@ int main(int argc, char** argv) {
         }
         lab::require_kernel_files(opt, family.kernel_files(s.variant), "--variant");
         lab::check_tunables_used(tunable_options, family, s.variant, lab::notes());
-        std::vector<const vector_add::Variant*> variants;
-        for (const auto& v : family.variants) {
-          if (s.variant == "all" || s.variant == v.name) variants.push_back(&v);
-        }
 
         // 2. Device
         lab::Env env = lab::open_device(opt, cli.out());
@@ -84,19 +79,17 @@ int main(int argc, char** argv) {
         // 4. Buffers, each with guard zones as long as the furthest a padded launch overshoots n:
         //    a kernel that forgets its bounds check writes there, and the check below says so.
         //    With --tune, every candidate's launch counts.
-        std::ostringstream discard;  // what quiet runs would print
-        lab::LabTuning tunings(tunable_options, family.tunables, defaults, "vector_add", std::cerr);
+        lab::VariantDriver driver(cli, env, family, s.variant, tunable_options, defaults, "float",
+                                  double(s.n));
         //    A work-group the device cannot run never launches (it is refused with its sentence
         //    before the build), so its padding does not count; the rest must fit in memory.
         std::uint64_t reach = 0;
         const std::uint64_t group_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-        for (const auto* v : variants) {
-          for (const auto& t :
-               tunings.add(env, opt, v->name, v->kernel_file, v->tunables, "float", double(s.n))) {
-            if (std::uint64_t(t["LOCAL"]) > group_max) continue;
-            reach = std::max(reach, v->covers(s.n, t)[0] - s.n);
+        driver.each_launch([&](const vector_add::Variant& v, const lab::Tuning& t) {
+          if (std::uint64_t(t["LOCAL"]) <= group_max) {
+            reach = std::max(reach, v.covers(s.n, t)[0] - s.n);
           }
-        }
+        });
         if (reach > 0) {
           lab::check_memory(env, (s.n + reach) * sizeof(float), 3, 3,
                             "-n, --local or --per-item (the launch, padded to whole work-groups "
@@ -109,25 +102,20 @@ int main(int argc, char** argv) {
                                         CL_MEM_WRITE_ONLY, s.n, reach);
 
         nlohmann::json details = nlohmann::json::object();
-        // 5-7. One variant with one tuning: build, run, verify. `quiet` (the tuner's trials)
-        //      keeps the launch line and the mismatch lines to itself.
-        const auto run_variant = [&](const vector_add::Variant& variant, const lab::Tuning& t,
-                                     const lab::Options& run_options, bool quiet) {
-          const vector_add::Variant* v = &variant;
-          std::ostream& say = quiet ? discard : cli.out();
-          std::ostream& err = quiet ? discard : std::cerr;
-          discard.str("");
+        // 5-7. One variant with one tuning: build, run, verify (a tuner's trial quietly)
+        const auto run_variant = [&](const vector_add::Variant& v, const lab::Tuning& t,
+                                     const lab::Stage& stage) {
           // 5. Program and kernel, checked against the arguments the host passes and the device
           const lab::PreparedKernel prepared =
-              lab::prepare_kernel(env, run_options, say, family, *v, s.n, t, {},
+              lab::prepare_kernel(env, stage.options, stage.out, family, v, s.n, t, {},
                                   vector_add::signature(), sizeof(float));
           cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(prepared.kernel);
           const auto& range = prepared.range;
-          say << v->name << ": n = " << s.n << ", work-items = " << range.global[0]
-              << (range.local.empty() ? ", local chosen by the runtime"
-                                      : ", local = " + std::to_string(range.local[0]))
-              << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
-              << "\n";
+          stage.out << v.name << ": n = " << s.n << ", work-items = " << range.global[0]
+                    << (range.local.empty() ? ", local chosen by the runtime"
+                                            : ", local = " + std::to_string(range.local[0]))
+                    << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
+                    << "\n";
 
           // 6. Run: warm-up, then timed repetitions from profiling events, on a result that
           //    starts as NaN everywhere
@@ -138,9 +126,9 @@ int main(int argc, char** argv) {
           const auto launch = [&] {
             return add(args, s.n, a_buf.buffer(), b_buf.buffer(), c_buf.buffer());
           };
-          const lab::Timing timing = lab::time_launches(run_options, launch, say);
+          const lab::Timing timing = lab::time_launches(stage.options, launch, stage.out);
 
-          if (s.skip_finish && !quiet && v == variants.front()) {
+          if (s.skip_finish && !stage.trial && &v == driver.rows().front()) {
             // Reset the result to NaN, launch, and look at the host array before waiting.
             // Reading memory the device may be writing is exactly the bug the lecture shows.
             c_buf.reset(env.queue);
@@ -165,25 +153,25 @@ int main(int argc, char** argv) {
           lab::CheckResult check;
           {
             const lab::Mapping<float> result = c_buf.fetch(env.queue);
-            check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(), err,
-                                 "c");
+            check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(),
+                                 stage.err, "c");
           }
           const lab::GuardCheck guard = c_buf.check_guards(env.queue);
           const std::string outside = lab::describe_guard_writes(
               guard, "c", "padding work-items need the bounds check `if (i < n)`");
-          if (!outside.empty()) err << "vector_add: " << outside << "\n";
+          if (!outside.empty()) stage.err << "vector_add: " << outside << "\n";
 
           lab::Result row;
-          row.variant = v->name + " mode=" + s.mode + (use_host_result ? " result=use" : "");
+          row.variant = v.name + " mode=" + s.mode + (use_host_result ? " result=use" : "");
           row.size = "n=" + std::to_string(s.n);
           lab::set_timing(row, timing);
           row.rate = lab::gigabytes_per_second(family.work(s.n).bytes, timing.time.median);
           row.unit = "GB/s";
-          row.tunables = t.row(v->tunables);
+          row.tunables = t.row(v.tunables);
           row.out_of_bounds = guard.total();
           lab::set_check(row, check);
-          if (!quiet) {
-            details["variants"][v->name] = {
+          if (!stage.trial) {
+            details["variants"][v.name] = {
                 {"global", range.global},
                 {"local", range.local.empty() ? 0 : range.local[0]},
                 {"mean_wait_before_start_s", timing.mean_queued_to_start}};
@@ -191,13 +179,7 @@ int main(int argc, char** argv) {
           return row;
         };
 
-        std::vector<lab::Result> rows;
-        for (std::size_t i = 0; i < variants.size(); ++i) {
-          rows.push_back(tunings.run(i, "GB/s", opt,
-                                     [&](const lab::Tuning& t, const lab::Options& o, bool quiet) {
-                                       return run_variant(*variants[i], t, o, quiet);
-                                     }));
-        }
+        std::vector<lab::Result> rows = driver.run("GB/s", s.n, run_variant);
 
         // 8. Report against the yardstick: the faster of a float and a float4 copy kernel over
         //    plain device buffers. vector_add moves 12 bytes per element (read a and b, write

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 namespace {
 
@@ -34,57 +33,28 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   cli.out() << "Host reference (double, all cores): " << lab::format_seconds(reference_seconds)
             << "\n";
 
-  // 4. Buffers, with guard zones as long as the furthest any variant's padded launch reaches
-  std::vector<const matmul::Variant*> variants;
-  for (const auto& variant : matmul::family().variants) {
-    if (s.variant == "all" || s.variant == variant.name) variants.push_back(&variant);
-  }
-  //    (every candidate's, with --tune); each variant's tuning: defaults, the cache, the command
-  //    line
+  // 4. Each chosen variant's tuning (the defaults, the cache, the command line; every candidate
+  //    with --tune), and buffers with guard zones as long as the furthest padded launch reaches
   const matmul::Family& family = matmul::family();
-  std::ostringstream discard;  // what quiet runs would print
-  lab::LabTuning tunings(tunable_options, family.tunables, defaults, "matmul", std::cerr);
-  std::vector<std::size_t> tuned_index(variants.size());  // in tunings; the host loop has none
-  std::size_t added = 0;
+  lab::VariantDriver driver(cli, env, family, s.variant, tunable_options, defaults, s.dtype,
+                            double(dims.M) * dims.N * dims.K);
   matmul::Reach reach;
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    const matmul::Variant* variant = variants[i];
-    if (variant->kernel_file.empty()) continue;
-    tuned_index[i] = added++;
-    for (const auto& t :
-         tunings.add(env, opt, variant->name, variant->kernel_file, variant->tunables, s.dtype,
-                     double(dims.M) * dims.N * dims.K)) {
-      const matmul::Reach r = matmul::launch_reach(*variant, dims, t);
-      reach = {std::max(reach.a, r.a), std::max(reach.b, r.b), std::max(reach.c, r.c)};
-    }
-  }
+  driver.each_launch([&](const matmul::Variant& variant, const lab::Tuning& t) {
+    const matmul::Reach r = matmul::launch_reach(variant, dims, t);
+    reach = {std::max(reach.a, r.a), std::max(reach.b, r.b), std::max(reach.c, r.c)};
+  });
   matmul::Buffers<T> buffers = matmul::make_buffers(env, problem, reach);
 
-  // 5-7. Build, run and verify each variant through the one shared path
-  std::vector<lab::Result> rows;
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    const matmul::Variant* variant = variants[i];
-    if (variant->kernel_file.empty()) {
-      if (auto row = matmul::run_sequential(problem, cli.out())) rows.push_back(*row);
-      continue;
-    }
-    // A variant whose limits the sizes break is skipped under --variant all, refused in a trial.
-    const auto row = tunings.run(
-        tuned_index[i], "GFLOP/s", opt,
-        [&](const lab::Tuning& t, const lab::Options& o, bool quiet) -> std::optional<lab::Result> {
-          const std::string limit = variant->fits ? variant->fits(dims, t) : "";
-          if (!limit.empty() && quiet) throw lab::UsageError(limit);
-          if (!limit.empty() && variants.size() > 1) {
-            cli.out() << "  (skipped " << limit << ")\n";
-            return std::nullopt;
-          }
-          discard.str("");
-          matmul::Context context{env, o,    quiet ? discard : cli.out(),
-                                  t,   peak, quiet ? discard : std::cerr};
-          return matmul::run_variant(*variant, problem, buffers, context);
-        });
-    if (row) rows.push_back(*row);
-  }
+  // 5-7. Build, run and verify each variant through the one shared path (the sequential host
+  //      loop on the host clock); a variant whose limits the sizes break is skipped under
+  //      --variant all
+  std::vector<lab::Result> rows = driver.run(
+      "GFLOP/s", dims,
+      [&](const matmul::Variant& variant, const lab::Tuning& t, const lab::Stage& stage) {
+        if (variant.kernel_file.empty()) return matmul::run_sequential(problem, stage.out);
+        matmul::Context context{env, stage.options, stage.out, t, peak, stage.err};
+        return std::optional<lab::Result>(matmul::run_variant(variant, problem, buffers, context));
+      });
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {
       if (auto row = matmul::run_openblas(problem, opt, cli.out())) rows.push_back(*row);

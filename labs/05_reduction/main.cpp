@@ -10,7 +10,6 @@
 #include <iostream>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <type_traits>
 
 namespace {
@@ -118,34 +117,28 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
     }
   }
 
-  // 4. Buffers: x and y copied once; the partial sums and the total start as the sentinel
-  std::vector<const reduction::Variant*> variants;
+  // 4. Each chosen variant's tuning (the defaults, the cache, the command line; every candidate
+  //    with --tune); an int-only variant is left out for float, with the reason
   for (const auto& v : family.variants) {
-    if (s.variant != "all" && s.variant != v.name) continue;
-    if (v.extra.int_only && is_float) {
-      const std::string why =
-          v.name +
-          " adds each group's sum with atomic_add, which OpenCL 1.2 has for 32-bit "
-          "integers only: a float total needs a compare-and-swap loop, and its order of "
-          "additions (so its rounding) would change from run to run";
-      if (s.variant != "all") throw lab::UsageError(why + ": use --dtype int");
-      cli.out() << "  (skipped " << why << ")\n";
-      continue;
-    }
-    variants.push_back(&v);
+    if ((s.variant != "all" && s.variant != v.name) || !(v.extra.int_only && is_float)) continue;
+    const std::string why =
+        v.name +
+        " adds each group's sum with atomic_add, which OpenCL 1.2 has for 32-bit "
+        "integers only: a float total needs a compare-and-swap loop, and its order of "
+        "additions (so its rounding) would change from run to run";
+    if (s.variant != "all") throw lab::UsageError(why + ": use --dtype int");
+    cli.out() << "  (skipped " << why << ")\n";
   }
-  //    (every candidate's, with --tune); each variant's tuning: defaults, the cache, the command
-  //    line
-  std::ostringstream discard;  // what quiet runs would print
-  lab::LabTuning tunings(tunable_options, family.tunables, defaults, "reduction", std::cerr);
+  lab::VariantDriver driver(
+      cli, env, family, s.variant, tunable_options, defaults, s.dtype + (dot ? " dot" : " sum"),
+      double(n), [&](const reduction::Variant& v) { return !(v.extra.int_only && is_float); });
+  //    Buffers: x and y copied once, with guard zones as long as the furthest launch reaches;
+  //    the partial sums and the total start as the sentinel
   std::uint64_t reach = 0, max_groups = 1;
-  for (const auto* v : variants) {
-    for (const auto& t : tunings.add(env, opt, v->name, v->kernel_file, v->tunables,
-                                     s.dtype + (dot ? " dot" : " sum"), double(n))) {
-      reach = std::max(reach, v->covers(n, t)[0] - n);
-      max_groups = std::max(max_groups, v->extra.groups(n, t));
-    }
-  }
+  driver.each_launch([&](const reduction::Variant& v, const lab::Tuning& t) {
+    reach = std::max(reach, v.covers(n, t)[0] - n);
+    max_groups = std::max(max_groups, v.extra.groups(n, t));
+  });
   lab::GuardedBuffer<T> x_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, reach, x.data());
   lab::GuardedBuffer<T> y_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, reach, y.data());
   lab::GuardedBuffer<T> partial(env, lab::BufferMode::write, CL_MEM_READ_WRITE, max_groups, 0);
@@ -168,38 +161,26 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
     return row;
   };
 
-  // 5-7. One variant with one tuning: build, run, verify. `quiet` (the tuner's trials) keeps its
-  //      lines to itself; a variant that does not fit n is skipped (nothing) or, in a trial,
-  //      refused.
-  const auto run_variant = [&](const reduction::Variant& variant, const lab::Tuning& t,
-                               const lab::Options& run_options, bool quiet) {
-    const reduction::Variant* v = &variant;
-    std::ostream& say = quiet ? discard : cli.out();
-    std::ostream& err = quiet ? discard : std::cerr;
-    discard.str("");
-    const std::string why = v->fits ? v->fits(n, t) : "";
-    if (!why.empty() && quiet) throw lab::UsageError(why);
-    if (!why.empty() && variants.size() > 1) {
-      say << "  (skipped " << why << ")\n";
-      return std::optional<lab::Result>();
-    }
-    const std::uint64_t local = t.whole(v->extra.local);
+  // 5-7. One variant with one tuning: build, run, verify (a tuner's trial quietly)
+  const auto run_variant = [&](const reduction::Variant& v, const lab::Tuning& t,
+                               const lab::Stage& stage) {
+    const std::uint64_t local = t.whole(v.extra.local);
     const lab::PreparedKernel prepared = lab::prepare_kernel(
-        env, run_options, say, family, *v, n, t, defines, signature(*v, real), sizeof(T));
+        env, stage.options, stage.out, family, v, n, t, defines, signature(v, real), sizeof(T));
     cl::Kernel kernel = prepared.kernel;
-    const std::uint64_t groups = v->extra.groups(n, t);
+    const std::uint64_t groups = v.extra.groups(n, t);
     kernel.setArg(0, cl_ulong(n));
     kernel.setArg(1, x_buf.buffer());
     kernel.setArg(2, second);
-    kernel.setArg(3, v->extra.one_pass ? result.buffer() : partial.buffer());
-    if (v->extra.scratch) kernel.setArg(4, cl::Local(local * sizeof(T)));
+    kernel.setArg(3, v.extra.one_pass ? result.buffer() : partial.buffer());
+    if (v.extra.scratch) kernel.setArg(4, cl::Local(local * sizeof(T)));
     const cl::NDRange global = lab::to_ndrange(prepared.range.global);
     const cl::NDRange group = lab::to_ndrange(prepared.range.local);
 
     partial.reset(env.queue);
     result.reset(env.queue);
     const auto launch = [&] {
-      if (v->extra.one_pass) {
+      if (v.extra.one_pass) {
         env.queue.enqueueFillBuffer(result.buffer(), T(0), 0, sizeof(T));
       }
       cl::Event event;
@@ -212,8 +193,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
     lab::HostVector<T> partials(groups);
     const auto end_to_end = [&] {
       launch();
-      if (v->extra.one_pass || device_finish) {
-        if (!v->extra.one_pass) {
+      if (v.extra.one_pass || device_finish) {
+        if (!v.extra.one_pass) {
           finisher.kernel.setArg(0, cl_ulong(groups));
           finisher.kernel.setArg(1, partial.buffer());
           finisher.kernel.setArg(2, result.buffer());
@@ -229,38 +210,38 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
       total = 0;
       for (std::uint64_t g = 0; g < groups; ++g) total += partials[g];
     };
-    const lab::Timing timing = lab::time_launches(run_options, launch, say);
+    const lab::Timing timing = lab::time_launches(stage.options, launch, stage.out);
     // The tuner's trials time the kernel only; the total comes from one end-to-end run.
-    const lab::Timing whole =
-        quiet ? lab::time_on_host(0, 1, end_to_end) : lab::time_on_host(run_options, end_to_end);
+    const lab::Timing whole = stage.trial ? lab::time_on_host(0, 1, end_to_end)
+                                          : lab::time_on_host(stage.options, end_to_end);
 
     // The rounding bound of this variant's own summation tree: the kernel's chain, the finish's,
     // and the product's rounding for a float dot product.
     const std::uint64_t finish_chain =
-        v->extra.one_pass ? 0
-        : device_finish   ? lab::ceil_div(groups, finisher.local) + lab::log2_ceil(finisher.local)
-                          : groups - 1;
-    const std::uint64_t height = v->extra.chain(n, t) + finish_chain + std::uint64_t(product);
+        v.extra.one_pass ? 0
+        : device_finish  ? lab::ceil_div(groups, finisher.local) + lab::log2_ceil(finisher.local)
+                         : groups - 1;
+    const std::uint64_t height = v.extra.chain(n, t) + finish_chain + std::uint64_t(product);
     const double allowed_error = is_float ? gamma(height) * magnitude : 0;
     const lab::CheckResult check = lab::compare_each(
-        &total, &reference, 1, [&](std::size_t) { return allowed_error; }, err,
-        "total (" + v->name + ")");
+        &total, &reference, 1, [&](std::size_t) { return allowed_error; }, stage.err,
+        "total (" + v.name + ")");
     // Only where there are guard zones (not under Oclgrind), and only for an overflow: a NaN
     // total comes from the sentinel, which the mismatch line explains.
     if (is_float && !check.passed() && !lab::is_oclgrind(env.platform) &&
         std::fabs(double(total)) >= 1e30) {
-      err << "reduction: a total of " << double(total)
-          << " is what adding the guard zones' 3.4e38 past the end of x gives: the "
-             "kernel most likely read past element n - 1 (check i < n)\n";
+      stage.err << "reduction: a total of " << double(total)
+                << " is what adding the guard zones' 3.4e38 past the end of x gives: the "
+                   "kernel most likely read past element n - 1 (check i < n)\n";
     }
     const lab::GuardCheck guard = partial.check_guards(env.queue);
     const std::string outside = lab::describe_guard_writes(
         guard, "the partial sums", "each group writes one partial sum, partial[group id]");
-    if (!outside.empty()) err << "reduction: " << outside << "\n";
+    if (!outside.empty()) stage.err << "reduction: " << outside << "\n";
 
-    lab::Result row = timed_row(v->name, timing);
+    lab::Result row = timed_row(v.name, timing);
     row.end_to_end = whole.time;
-    row.tunables = t.row(v->tunables);
+    row.tunables = t.row(v.tunables);
     row.out_of_bounds = guard.total();
     lab::set_check(row, check);
     if (is_float) {
@@ -272,14 +253,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
     }
     return std::optional<lab::Result>(row);
   };
-  std::vector<lab::Result> rows;
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    const std::optional<lab::Result> row =
-        tunings.run(i, "GB/s", opt, [&](const lab::Tuning& t, const lab::Options& o, bool quiet) {
-          return run_variant(*variants[i], t, o, quiet);
-        });
-    if (row) rows.push_back(*row);
-  }
+  std::vector<lab::Result> rows = driver.run("GB/s", n, run_variant);
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {
       const double any_order = gamma(n + std::uint64_t(product)) * magnitude;

@@ -7,7 +7,6 @@
 #include "lab/peers.hpp"
 
 #include <iostream>
-#include <sstream>
 #include <type_traits>
 
 namespace {
@@ -46,77 +45,59 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
     }
   }
 
-  // 4. Buffers with guard zones as long as the furthest padded launch reaches
-  std::vector<const transpose::Variant*> variants;
-  for (const auto& v : family.variants) {
-    if (s.variant == "all" || s.variant == v.name) variants.push_back(&v);
-  }
-  //    (every candidate's, with --tune); each variant's tuning: defaults, the cache, the command
-  //    line
-  std::ostringstream discard;  // what quiet runs would print
-  lab::LabTuning tunings(tunable_options, family.tunables, defaults, "transpose", std::cerr);
+  // 4. Each chosen variant's tuning (the defaults, the cache, the command line; every candidate
+  //    with --tune), and buffers with guard zones as long as the furthest padded launch reaches
+  lab::VariantDriver driver(cli, env, family, s.variant, tunable_options, defaults, s.dtype,
+                            double(elements));
   transpose::Reach reach;
-  for (const auto* v : variants) {
-    for (const auto& t :
-         tunings.add(env, opt, v->name, v->kernel_file, v->tunables, s.dtype, double(elements))) {
-      const transpose::Reach r = transpose::launch_reach(*v, dims, t);
-      reach = {std::max(reach.a, r.a), std::max(reach.b, r.b)};
-    }
-  }
+  driver.each_launch([&](const transpose::Variant& v, const lab::Tuning& t) {
+    const transpose::Reach r = transpose::launch_reach(v, dims, t);
+    reach = {std::max(reach.a, r.a), std::max(reach.b, r.b)};
+  });
   lab::GuardedBuffer<T> a_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, elements, reach.a,
                               A.data());
   lab::GuardedBuffer<T> b_buf(env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, elements, reach.b);
   const double bytes = family.work(dims).bytes;  // read A, write B
 
-  // 5-7. One variant with one tuning: build, run, verify. `quiet` (the tuner's trials) keeps its
-  //      lines to itself.
-  const auto run_variant = [&](const transpose::Variant& variant, const lab::Tuning& t,
-                               const lab::Options& run_options, bool quiet) {
-    const transpose::Variant* v = &variant;
-    std::ostream& say = quiet ? discard : cli.out();
-    std::ostream& err = quiet ? discard : std::cerr;
-    discard.str("");
-    const lab::PreparedKernel prepared =
-        lab::prepare_kernel(env, run_options, say, family, *v, dims, t, {{"REAL", real, "--dtype"}},
-                            {"",
-                             {{"", "int", "height"},
-                              {"", "int", "width"},
-                              {"global", real + "*", "A"},
-                              {"global", real + "*", "B"}}},
-                            sizeof(T));
-    cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> kernel(prepared.kernel);
-    const cl::EnqueueArgs args(env.queue, lab::to_ndrange(prepared.range.global),
-                               lab::to_ndrange(prepared.range.local));
-    b_buf.reset(env.queue);
-    const auto launch = [&] {
-      return kernel(args, dims.height, dims.width, a_buf.buffer(), b_buf.buffer());
-    };
-    const lab::Timing timing = lab::time_launches(run_options, launch, say);
-    const bool transposes = v->extra.transposes;
-    lab::CheckResult check;
-    {
-      const lab::Mapping<T> B = b_buf.fetch(env.queue);
-      check = lab::compare(B.data(), transposes ? At.data() : A.data(), elements,
-                           lab::Tolerance::exact(), err, "B (" + v->name + ")",
-                           std::size_t(transposes ? dims.height : dims.width));
-    }
-    const lab::GuardCheck guard = b_buf.check_guards(env.queue);
-    const std::string outside = lab::describe_guard_writes(
-        guard, "B (" + v->name + ")",
-        "the launch is padded to whole tiles, and work-items outside the matrix need the bounds "
-        "checks on both indices");
-    if (!outside.empty()) err << "transpose: " << outside << "\n";
-    lab::Result row = lab::bandwidth_row(v->name, dims.text(), timing, bytes, check, guard.total());
-    row.tunables = t.row(v->tunables);
-    return row;
-  };
-  std::vector<lab::Result> rows;
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    rows.push_back(
-        tunings.run(i, "GB/s", opt, [&](const lab::Tuning& t, const lab::Options& o, bool quiet) {
-          return run_variant(*variants[i], t, o, quiet);
-        }));
-  }
+  // 5-7. Each variant with its tuning: build, run, verify
+  std::vector<lab::Result> rows = driver.run(
+      "GB/s", dims,
+      [&](const transpose::Variant& v, const lab::Tuning& t, const lab::Stage& stage) {
+        const lab::PreparedKernel prepared = lab::prepare_kernel(
+            env, stage.options, stage.out, family, v, dims, t, {{"REAL", real, "--dtype"}},
+            {"",
+             {{"", "int", "height"},
+              {"", "int", "width"},
+              {"global", real + "*", "A"},
+              {"global", real + "*", "B"}}},
+            sizeof(T));
+        cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> kernel(prepared.kernel);
+        const cl::EnqueueArgs args(env.queue, lab::to_ndrange(prepared.range.global),
+                                   lab::to_ndrange(prepared.range.local));
+        b_buf.reset(env.queue);
+        const lab::Timing timing = lab::time_launches(
+            stage.options,
+            [&] { return kernel(args, dims.height, dims.width, a_buf.buffer(), b_buf.buffer()); },
+            stage.out);
+        const bool transposes = v.extra.transposes;
+        lab::CheckResult check;
+        {
+          const lab::Mapping<T> B = b_buf.fetch(env.queue);
+          check = lab::compare(B.data(), transposes ? At.data() : A.data(), elements,
+                               lab::Tolerance::exact(), stage.err, "B (" + v.name + ")",
+                               std::size_t(transposes ? dims.height : dims.width));
+        }
+        const lab::GuardCheck guard = b_buf.check_guards(env.queue);
+        const std::string outside = lab::describe_guard_writes(
+            guard, "B (" + v.name + ")",
+            "the launch is padded to whole tiles, and work-items outside the matrix need the "
+            "bounds checks on both indices");
+        if (!outside.empty()) stage.err << "transpose: " << outside << "\n";
+        lab::Result row =
+            lab::bandwidth_row(v.name, dims.text(), timing, bytes, check, guard.total());
+        row.tunables = t.row(v.tunables);
+        return row;
+      });
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {
       const auto omatcopy = reinterpret_cast<ClblastSomatcopy>(

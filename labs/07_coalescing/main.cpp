@@ -10,7 +10,6 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
-#include <sstream>
 #include <type_traits>
 
 namespace {
@@ -70,22 +69,15 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
   std::vector<double> allowed(std::is_floating_point_v<T> ? elements : 0);
   row_scan(dims, A.data(), want.data(), &allowed);
 
-  // 4. Buffers: A and B with guard zones as long as the furthest launch reaches; `transposed`
-  //    adds the transposed pair At, Bt
-  //    (every candidate's, with --tune); each variant's tuning: defaults, the cache, the command
-  //    line
-  std::ostringstream discard;  // what quiet runs would print
-  lab::LabTuning tunings(tunable_options, family.tunables, defaults, "coalescing", std::cerr);
-  std::vector<const coalescing::Variant*> variants;
+  // 4. Each chosen variant's tuning (the defaults, the cache, the command line; every candidate
+  //    with --tune); buffers A and B with guard zones as long as the furthest launch reaches
+  //    (`transposed` adds the transposed pair At, Bt)
+  lab::VariantDriver driver(cli, env, family, s.variant, tunable_options, defaults, s.dtype,
+                            double(elements));
   std::uint64_t reach = 0;
-  for (const auto& v : family.variants) {
-    if (s.variant != "all" && s.variant != v.name) continue;
-    variants.push_back(&v);
-    for (const auto& t :
-         tunings.add(env, opt, v.name, v.kernel_file, v.tunables, s.dtype, double(elements))) {
-      reach = std::max(reach, coalescing::launch_reach(v, dims, t));
-    }
-  }
+  driver.each_launch([&](const coalescing::Variant& v, const lab::Tuning& t) {
+    reach = std::max(reach, coalescing::launch_reach(v, dims, t));
+  });
   lab::GuardedBuffer<T> a_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, elements, reach,
                               A.data());
   lab::GuardedBuffer<T> b_buf(env, lab::BufferMode::write, CL_MEM_READ_WRITE, elements, reach);
@@ -97,19 +89,14 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
                                              {"global", real + "*", "B"}}};
   const lab::Defines element_define{{"REAL", real, "--dtype"}};
 
-  // 5-7. One variant with one tuning: build, run, verify. `quiet` (the tuner's trials) keeps its
-  //      lines to itself.
+  // 5-7. Each variant with its tuning: build, run, verify
   nlohmann::json transposes;
-  const auto run_variant = [&](const coalescing::Variant& variant, const lab::Tuning& t,
-                               const lab::Options& run_options, bool quiet) {
-    const coalescing::Variant* v = &variant;
-    std::ostream& say = quiet ? discard : cli.out();
-    std::ostream& err = quiet ? discard : std::cerr;
-    discard.str("");
+  const auto run_variant = [&](const coalescing::Variant& v, const lab::Tuning& t,
+                               const lab::Stage& stage) {
     // PoCL 3's kernel compiler aborts the process (an assertion in its work-group loops) on
     // fused's rolled block loops (CHUNK above 32) in groups of one or two work-items. Merging
     // the loops would avoid it, at 3.5% of fused's speed on an H100.
-    if (v->name == "fused" && t["LOCAL"] <= 2 && t["CHUNK"] > 32 &&
+    if (v.name == "fused" && t["LOCAL"] <= 2 && t["CHUNK"] > 32 &&
         env.platform_name().find("Portable Computing Language") != std::string::npos) {
       throw lab::RuntimeError(
           "PoCL's compiler aborts on coalescing_fused with LOCAL=" + std::to_string(t["LOCAL"]) +
@@ -117,8 +104,9 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
           " (groups of 1 or 2 work-items with CHUNK above 32): choose "
           "LOCAL 4 or more (--local) or CHUNK 32 or less (--chunk)");
     }
-    const lab::PreparedKernel prepared = lab::prepare_kernel(
-        env, run_options, say, family, *v, dims, t, element_define, scan_signature, sizeof(T));
+    const lab::PreparedKernel prepared =
+        lab::prepare_kernel(env, stage.options, stage.out, family, v, dims, t, element_define,
+                            scan_signature, sizeof(T));
     cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> scan(prepared.kernel);
     const cl::EnqueueArgs scan_args(env.queue, lab::to_ndrange(prepared.range.global),
                                     lab::to_ndrange(prepared.range.local));
@@ -127,11 +115,11 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
     std::string note;
     std::uint64_t stray = 0;  // elements written into At's and Bt's guard zones
     std::vector<lab::TunableValue> transpose_tunables;
-    if (!v->extra.transposes) {
+    if (!v.extra.transposes) {
       timing = lab::time_launches(
-          run_options,
+          stage.options,
           [&] { return scan(scan_args, dims.height, dims.width, a_buf.buffer(), b_buf.buffer()); },
-          say);
+          stage.out);
     } else {
       // A (height x width) -> At (width x height), scan At's columns, Bt -> B: the transpose
       // lab's kernel with its defaults for this device, built beside the scan.
@@ -140,7 +128,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
       const lab::Tuning tt = transpose::default_tuning(env.device);
       const transpose::Dims there{dims.height, dims.width}, back{dims.width, dims.height};
       const lab::PreparedKernel tk =
-          lab::prepare_kernel(env, run_options, say, transposes_family, tv, there, tt,
+          lab::prepare_kernel(env, stage.options, stage.out, transposes_family, tv, there, tt,
                               element_define, scan_signature, sizeof(T),
                               /*main_file=*/false);
       const lab::NDRangePlan back_range = tv.plan(back, tt);
@@ -155,17 +143,17 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
                                       lab::to_ndrange(back_range.local));
       // The scan of the transposed matrix: its rows are At's columns, `height` of them.
       timing = lab::time_launch_span(
-          run_options,
+          stage.options,
           [&]() -> std::vector<cl::Event> {
             return {move(there_args, dims.height, dims.width, a_buf.buffer(), at.buffer()),
                     scan(scan_args, dims.height, dims.width, at.buffer(), bt.buffer()),
                     move(back_args, dims.width, dims.height, bt.buffer(), b_buf.buffer())};
           },
-          say);
+          stage.out);
       note = "3 kernels, first start to last end: transpose (" + tv.name +
              "), scan, transpose back; the matrix moves 3 times";
       transpose_tunables = tt.row(tv.tunables);
-      if (!quiet) transposes = {{"kernel", tv.name}, {"tunables", tt.text(tv.tunables)}};
+      if (!stage.trial) transposes = {{"kernel", tv.name}, {"tunables", tt.text(tv.tunables)}};
       // The scan's own reads and writes past At and Bt land in their guard zones.
       using Named = std::pair<lab::GuardedBuffer<T>*, const char*>;
       for (const auto& [buffer, name] : {Named{&at, "At"}, Named{&bt, "Bt"}}) {
@@ -174,7 +162,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
             g, std::string(name) + " (transposed)",
             "the scan's work-items must stay inside the transposed matrices: i < height, j < "
             "width");
-        if (!past.empty()) err << "coalescing: " << past << "\n";
+        if (!past.empty()) stage.err << "coalescing: " << past << "\n";
         stray += g.total();
       }
     }
@@ -183,33 +171,27 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
       const lab::Mapping<T> B = b_buf.fetch(env.queue);
       if constexpr (std::is_floating_point_v<T>) {
         check = lab::compare_each(
-            B.data(), want.data(), elements, [&](std::size_t i) { return allowed[i]; }, err,
-            "B (" + v->name + ")", std::size_t(dims.width));
+            B.data(), want.data(), elements, [&](std::size_t i) { return allowed[i]; }, stage.err,
+            "B (" + v.name + ")", std::size_t(dims.width));
       } else {
-        check = lab::compare(B.data(), want.data(), elements, lab::Tolerance::exact(), err,
-                             "B (" + v->name + ")", std::size_t(dims.width));
+        check = lab::compare(B.data(), want.data(), elements, lab::Tolerance::exact(), stage.err,
+                             "B (" + v.name + ")", std::size_t(dims.width));
       }
     }
     const lab::GuardCheck guard = b_buf.check_guards(env.queue);
     const std::string outside = lab::describe_guard_writes(
-        guard, "B (" + v->name + ")",
+        guard, "B (" + v.name + ")",
         "the launch is padded to whole work-groups, and work-items past the last row or column "
         "must not store");
-    if (!outside.empty()) err << "coalescing: " << outside << "\n";
+    if (!outside.empty()) stage.err << "coalescing: " << outside << "\n";
     lab::Result row =
-        lab::bandwidth_row(v->name, dims.text(), timing, bytes, check, guard.total() + stray);
-    row.tunables = t.row(v->tunables);
+        lab::bandwidth_row(v.name, dims.text(), timing, bytes, check, guard.total() + stray);
+    row.tunables = t.row(v.tunables);
     row.tunables.insert(row.tunables.end(), transpose_tunables.begin(), transpose_tunables.end());
     row.note = note;
     return row;
   };
-  std::vector<lab::Result> rows;
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    rows.push_back(
-        tunings.run(i, "GB/s", opt, [&](const lab::Tuning& t, const lab::Options& o, bool quiet) {
-          return run_variant(*variants[i], t, o, quiet);
-        }));
-  }
+  std::vector<lab::Result> rows = driver.run("GB/s", dims, run_variant);
 
   // 8. Report: effective GB/s (the program reads A and writes B once) against the suite's copy
   //    kernel over the same number of elements, and the speed-up over naive

@@ -6,6 +6,7 @@
 #include "lab/cli.hpp"
 #include "lab/data.hpp"
 #include "lab/device.hpp"
+#include "lab/driver.hpp"
 #include "lab/error.hpp"
 #include "lab/ndrange.hpp"
 #include "lab/parts.hpp"
