@@ -29,6 +29,143 @@ std::string status_name(cl_int status) {
   return name;
 }
 
+// Steps 3-8 for the chosen variants: host data and reference, tuning and buffers, each variant
+// built, run and verified, and the report.
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptions& tunable_options,
+        const lab::Tuning& defaults) {
+  const auto& opt = cli.options();
+  const vector_add::Family& family = vector_add::family();
+  const lab::BufferMode mode = lab::parse_buffer_mode(s.mode);
+  const bool use_host_result = s.no_fetch || s.skip_finish;  // the host array is the buffer
+  const lab::Tuning tuning = tunable_options.apply(defaults);
+
+  // 3. Host data and reference
+  auto a = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 0), 0.0f, 1.0f);
+  auto b = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 1), 0.0f, 1.0f);
+  lab::HostVector<float> reference(s.n);
+  for (std::uint64_t i = 0; i < s.n; ++i) reference[i] = a[i] + b[i];
+
+  // 4. Buffers, each with guard zones as long as the furthest a padded launch overshoots n:
+  //    a kernel that forgets its bounds check writes there, and the check below says so.
+  //    With --tune, every candidate's launch counts.
+  lab::VariantDriver driver(cli, env, family, s.variant, tunable_options, defaults, "float",
+                            double(s.n));
+  //    A work-group the device cannot run never launches (it is refused with its sentence
+  //    before the build), so its padding does not count; the rest must fit in memory.
+  std::uint64_t reach = 0;
+  const std::uint64_t group_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  driver.each_launch([&](const vector_add::Variant& v, const lab::Tuning& t) {
+    if (std::uint64_t(t["LOCAL"]) <= group_max) {
+      reach = std::max(reach, v.covers(s.n, t)[0] - s.n);
+    }
+  });
+  if (reach > 0) {
+    lab::check_memory(env, (s.n + reach) * sizeof(float), 3, 3,
+                      "-n, --local or --per-item (the launch, padded to whole work-groups "
+                      "of work-items that add PER_ITEM elements each, reaches " +
+                          std::to_string(s.n + reach) + " elements)");
+  }
+  lab::GuardedBuffer<float> a_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, a.data());
+  lab::GuardedBuffer<float> b_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, b.data());
+  lab::GuardedBuffer<float> c_buf(env, use_host_result ? lab::BufferMode::use : mode,
+                                  CL_MEM_WRITE_ONLY, s.n, reach);
+
+  nlohmann::json details = nlohmann::json::object();
+  // 5-7. One variant with one tuning: build, run, verify (a tuner's trial quietly)
+  const auto run_variant = [&](const vector_add::Variant& v, const lab::Tuning& t,
+                               const lab::Stage& stage) {
+    // 5. Program and kernel, checked against the arguments the host passes and the device
+    const lab::PreparedKernel prepared =
+        lab::prepare_kernel(env, stage.options, stage.out, family, v, s.n, t, {},
+                            vector_add::signature(), sizeof(float));
+    cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(prepared.kernel);
+    const auto& range = prepared.range;
+    stage.out << v.name << ": n = " << s.n << ", work-items = " << range.global[0]
+              << (range.local.empty() ? ", local chosen by the runtime"
+                                      : ", local = " + std::to_string(range.local[0]))
+              << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
+              << "\n";
+
+    // 6. Run: warm-up, then timed repetitions from profiling events, on a result that
+    //    starts as NaN everywhere
+    c_buf.reset(env.queue);
+    const cl::EnqueueArgs args(env.queue, lab::to_ndrange(range.global),
+                               range.local.empty() ? cl::NullRange : lab::to_ndrange(range.local));
+    const auto launch = [&] {
+      return add(args, s.n, a_buf.buffer(), b_buf.buffer(), c_buf.buffer());
+    };
+    const lab::Timing timing = lab::time_launches(stage.options, launch, stage.out);
+
+    if (s.skip_finish && !stage.trial && &v == driver.rows().front()) {
+      // Reset the result to NaN, launch, and look at the host array before waiting.
+      // Reading memory the device may be writing is exactly the bug the lecture shows.
+      c_buf.reset(env.queue);
+      const cl::Event event = launch();
+      const cl_int before = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+      std::uint64_t seen = 0;
+      const float* c = c_buf.host();
+      for (std::uint64_t i = 0; i < s.n; ++i) seen += c[i] == reference[i] ? 1 : 0;
+      const cl_int after = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+      cli.out() << "Without waiting: " << seen << " of " << s.n
+                << " elements of the host array c held a+b (the kernel was " << status_name(before)
+                << " when the host started looking, " << status_name(after)
+                << " when it finished).\nAfter waiting (a map): the check below.\n";
+      details["skip_finish"] = {{"correct_before_wait", seen},
+                                {"status_when_looking", status_name(before)},
+                                {"status_after_looking", status_name(after)}};
+    }
+
+    // 7. Verify: every element, exactly (float addition is correctly rounded in OpenCL
+    //    C), and nothing written outside c
+    lab::CheckResult check;
+    {
+      const lab::Mapping<float> result = c_buf.fetch(env.queue);
+      check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(), stage.err,
+                           "c");
+    }
+    const lab::GuardCheck guard = c_buf.check_guards(env.queue);
+    const std::string outside = lab::describe_guard_writes(
+        guard, "c", "padding work-items need the bounds check `if (i < n)`");
+    if (!outside.empty()) stage.err << "vector_add: " << outside << "\n";
+
+    lab::Result row;
+    row.variant = v.name + " mode=" + s.mode + (use_host_result ? " result=use" : "");
+    row.size = "n=" + std::to_string(s.n);
+    lab::set_timing(row, timing);
+    row.rate = lab::gigabytes_per_second(family.work(s.n).bytes, timing.time.median);
+    row.unit = "GB/s";
+    row.tunables = t.row(v.tunables);
+    row.out_of_bounds = guard.total();
+    lab::set_check(row, check);
+    if (!stage.trial) {
+      details["variants"][v.name] = {{"global", range.global},
+                                     {"local", range.local.empty() ? 0 : range.local[0]},
+                                     {"mean_wait_before_start_s", timing.mean_queued_to_start}};
+    }
+    return row;
+  };
+
+  std::vector<lab::Result> rows = driver.run("GB/s", s.n, run_variant);
+
+  // 8. Report against the yardstick: the faster of a float and a float4 copy kernel over
+  //    plain device buffers. vector_add moves 12 bytes per element (read a and b, write
+  //    c), the copy 8.
+  const lab::CopyBaseline copy =
+      lab::measure_copy(env, opt, s.n, static_cast<std::uint64_t>(tuning["LOCAL"]), cli.out());
+  lab::Report report("vector_add", env.device_name());
+  for (lab::Result& row : rows) {
+    lab::relate_to_copy(row, copy);
+    report.add(row);
+  }
+  report.details() = details;
+  report.details()["n"] = s.n;
+  report.details()["mode"] = s.mode;
+  report.details()["tolerance"] = lab::Tolerance::exact().describe();
+  report.details()["copy"] = copy.details;
+  report.print(cli.format(), std::cout);
+  return report.exit_code();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,8 +187,6 @@ int main(int argc, char** argv) {
         cli.parse();
         tunable_options.check();
         const auto& opt = cli.options();
-        const lab::BufferMode mode = lab::parse_buffer_mode(s.mode);
-        const bool use_host_result = s.no_fetch || s.skip_finish;  // the host array is the buffer
         const lab::Tuning defaults = vector_add::default_tuning();
         const lab::Tuning tuning = tunable_options.apply(defaults);
         const bool per_item_given = tuning.given("PER_ITEM") && tuning["PER_ITEM"] > 1;
@@ -66,137 +201,9 @@ int main(int argc, char** argv) {
 
         // 2. Device
         lab::Env env = lab::open_device(opt, cli.out());
-        const std::uint64_t bytes = s.n * sizeof(float);
-        lab::check_memory(env, bytes, 5, 6,
-                          "-n");  // a, b, c + copy src/dst; host a, b, c, ref, ...
+        // a, b, c and the copy's source and destination; on the host a, b, c and the reference
+        lab::check_memory(env, s.n * sizeof(float), 5, 6, "-n");
 
-        // 3. Host data and reference
-        auto a = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 0), 0.0f, 1.0f);
-        auto b = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 1), 0.0f, 1.0f);
-        lab::HostVector<float> reference(s.n);
-        for (std::uint64_t i = 0; i < s.n; ++i) reference[i] = a[i] + b[i];
-
-        // 4. Buffers, each with guard zones as long as the furthest a padded launch overshoots n:
-        //    a kernel that forgets its bounds check writes there, and the check below says so.
-        //    With --tune, every candidate's launch counts.
-        lab::VariantDriver driver(cli, env, family, s.variant, tunable_options, defaults, "float",
-                                  double(s.n));
-        //    A work-group the device cannot run never launches (it is refused with its sentence
-        //    before the build), so its padding does not count; the rest must fit in memory.
-        std::uint64_t reach = 0;
-        const std::uint64_t group_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-        driver.each_launch([&](const vector_add::Variant& v, const lab::Tuning& t) {
-          if (std::uint64_t(t["LOCAL"]) <= group_max) {
-            reach = std::max(reach, v.covers(s.n, t)[0] - s.n);
-          }
-        });
-        if (reach > 0) {
-          lab::check_memory(env, (s.n + reach) * sizeof(float), 3, 3,
-                            "-n, --local or --per-item (the launch, padded to whole work-groups "
-                            "of work-items that add PER_ITEM elements each, reaches " +
-                                std::to_string(s.n + reach) + " elements)");
-        }
-        lab::GuardedBuffer<float> a_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, a.data());
-        lab::GuardedBuffer<float> b_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, b.data());
-        lab::GuardedBuffer<float> c_buf(env, use_host_result ? lab::BufferMode::use : mode,
-                                        CL_MEM_WRITE_ONLY, s.n, reach);
-
-        nlohmann::json details = nlohmann::json::object();
-        // 5-7. One variant with one tuning: build, run, verify (a tuner's trial quietly)
-        const auto run_variant = [&](const vector_add::Variant& v, const lab::Tuning& t,
-                                     const lab::Stage& stage) {
-          // 5. Program and kernel, checked against the arguments the host passes and the device
-          const lab::PreparedKernel prepared =
-              lab::prepare_kernel(env, stage.options, stage.out, family, v, s.n, t, {},
-                                  vector_add::signature(), sizeof(float));
-          cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(prepared.kernel);
-          const auto& range = prepared.range;
-          stage.out << v.name << ": n = " << s.n << ", work-items = " << range.global[0]
-                    << (range.local.empty() ? ", local chosen by the runtime"
-                                            : ", local = " + std::to_string(range.local[0]))
-                    << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
-                    << "\n";
-
-          // 6. Run: warm-up, then timed repetitions from profiling events, on a result that
-          //    starts as NaN everywhere
-          c_buf.reset(env.queue);
-          const cl::EnqueueArgs args(
-              env.queue, lab::to_ndrange(range.global),
-              range.local.empty() ? cl::NullRange : lab::to_ndrange(range.local));
-          const auto launch = [&] {
-            return add(args, s.n, a_buf.buffer(), b_buf.buffer(), c_buf.buffer());
-          };
-          const lab::Timing timing = lab::time_launches(stage.options, launch, stage.out);
-
-          if (s.skip_finish && !stage.trial && &v == driver.rows().front()) {
-            // Reset the result to NaN, launch, and look at the host array before waiting.
-            // Reading memory the device may be writing is exactly the bug the lecture shows.
-            c_buf.reset(env.queue);
-            const cl::Event event = launch();
-            const cl_int before = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-            std::uint64_t seen = 0;
-            const float* c = c_buf.host();
-            for (std::uint64_t i = 0; i < s.n; ++i) seen += c[i] == reference[i] ? 1 : 0;
-            const cl_int after = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-            cli.out() << "Without waiting: " << seen << " of " << s.n
-                      << " elements of the host array c held a+b (the kernel was "
-                      << status_name(before) << " when the host started looking, "
-                      << status_name(after)
-                      << " when it finished).\nAfter waiting (a map): the check below.\n";
-            details["skip_finish"] = {{"correct_before_wait", seen},
-                                      {"status_when_looking", status_name(before)},
-                                      {"status_after_looking", status_name(after)}};
-          }
-
-          // 7. Verify: every element, exactly (float addition is correctly rounded in OpenCL
-          //    C), and nothing written outside c
-          lab::CheckResult check;
-          {
-            const lab::Mapping<float> result = c_buf.fetch(env.queue);
-            check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(),
-                                 stage.err, "c");
-          }
-          const lab::GuardCheck guard = c_buf.check_guards(env.queue);
-          const std::string outside = lab::describe_guard_writes(
-              guard, "c", "padding work-items need the bounds check `if (i < n)`");
-          if (!outside.empty()) stage.err << "vector_add: " << outside << "\n";
-
-          lab::Result row;
-          row.variant = v.name + " mode=" + s.mode + (use_host_result ? " result=use" : "");
-          row.size = "n=" + std::to_string(s.n);
-          lab::set_timing(row, timing);
-          row.rate = lab::gigabytes_per_second(family.work(s.n).bytes, timing.time.median);
-          row.unit = "GB/s";
-          row.tunables = t.row(v.tunables);
-          row.out_of_bounds = guard.total();
-          lab::set_check(row, check);
-          if (!stage.trial) {
-            details["variants"][v.name] = {
-                {"global", range.global},
-                {"local", range.local.empty() ? 0 : range.local[0]},
-                {"mean_wait_before_start_s", timing.mean_queued_to_start}};
-          }
-          return row;
-        };
-
-        std::vector<lab::Result> rows = driver.run("GB/s", s.n, run_variant);
-
-        // 8. Report against the yardstick: the faster of a float and a float4 copy kernel over
-        //    plain device buffers. vector_add moves 12 bytes per element (read a and b, write
-        //    c), the copy 8.
-        const lab::CopyBaseline copy = lab::measure_copy(
-            env, opt, s.n, static_cast<std::uint64_t>(tuning["LOCAL"]), cli.out());
-        lab::Report report("vector_add", env.device_name());
-        for (lab::Result& row : rows) {
-          lab::relate_to_copy(row, copy);
-          report.add(row);
-        }
-        report.details() = details;
-        report.details()["n"] = s.n;
-        report.details()["mode"] = s.mode;
-        report.details()["tolerance"] = lab::Tolerance::exact().describe();
-        report.details()["copy"] = copy.details;
-        report.print(cli.format(), std::cout);
-        return report.exit_code();
+        return run(cli, env, s, tunable_options, defaults);
       });
 }

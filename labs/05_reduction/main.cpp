@@ -64,6 +64,60 @@ double gamma(std::uint64_t h) {
   return hu < 1 ? hu / (1 - hu) : std::numeric_limits<double>::infinity();
 }
 
+// The terms of the sum and what the host knows of it: x and y (uniform in [0, 1) for float, so a
+// long float sum loses digits; in [-R, R] for int, with R small enough that no partial sum can
+// overflow 32 bits), the exact sum in double, the sum of the terms' magnitudes (which scales
+// every rounding bound), and the lecture's sequential loop in the element type with its error.
+template <typename T>
+struct Terms {
+  lab::HostVector<T> x, y;
+  double reference = 0, magnitude = 0;
+  T host_loop = 0;
+  double host_error = 0, host_bound = 0;
+  int range = 0;  // R for int
+};
+
+template <typename T>
+Terms<T> make_terms(const Settings& s, std::uint64_t seed, std::ostream& out) {
+  const bool is_float = std::is_floating_point_v<T>;
+  const bool dot = s.op == "dot";
+  const std::uint64_t n = s.n;
+  Terms<T> terms;
+  const double int_limit = double(std::numeric_limits<std::int32_t>::max());
+  terms.range = static_cast<int>(std::min(
+      9.0, dot ? std::floor(std::sqrt(int_limit / double(n))) : std::floor(int_limit / double(n))));
+  if (!is_float && terms.range < 1) {
+    throw lab::UsageError("an int " + s.op + " of " + std::to_string(n) +
+                          " elements could overflow 32 bits: use --dtype float or a smaller -n");
+  }
+  const double low = is_float ? 0 : -terms.range, high = is_float ? 1 : terms.range;
+  terms.x = lab::random_vector<T>(n, lab::derive_seed(seed, 0), T(low), T(high));
+  terms.y = lab::random_vector<T>(n, lab::derive_seed(seed, 1), T(low), T(high));
+  const auto& x = terms.x;
+  const auto& y = terms.y;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const double term = dot ? double(x[i]) * double(y[i]) : double(x[i]);
+    terms.reference += term;
+    terms.magnitude += std::fabs(term);
+    terms.host_loop += dot ? T(x[i] * y[i]) : x[i];
+  }
+  const std::uint64_t product = dot && is_float ? 1 : 0;  // a float product rounds once more
+  terms.host_error = std::fabs(double(terms.host_loop) - terms.reference);
+  terms.host_bound = is_float ? gamma(n - 1 + product) * terms.magnitude : 0;
+  out << (dot ? "x·y" : "sum x") << ", n = " << n << ", " << (is_float ? "float" : "int")
+      << "; reference " << terms.reference << " (double" << (is_float ? "" : ", exact") << ")\n";
+  if (is_float) {
+    out << "Sequential float loop on the host: error " << terms.host_error;
+    if (std::isfinite(terms.host_bound)) {
+      out << " (its bound " << terms.host_bound << " = gamma_" << (n - 1 + product)
+          << " * sum |terms|)\n";
+    } else {
+      out << " (no bound: n u >= 1, so a float running sum can lose every digit)\n";
+    }
+  }
+  return terms;
+}
+
 template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptions& tunable_options,
         const lab::Tuning& defaults) {
@@ -75,47 +129,11 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
   const std::uint64_t n = s.n;
 
   // 3. Host data, the reference in double (exact for int), and the plain float loop
-  //    Floats are uniform in [0, 1), so a long float sum loses digits; ints lie in [-R, R] with R
-  //    small enough that no partial sum can overflow 32 bits.
-  const double int_limit = double(std::numeric_limits<std::int32_t>::max());
-  const int range = static_cast<int>(std::min(
-      9.0, dot ? std::floor(std::sqrt(int_limit / double(n))) : std::floor(int_limit / double(n))));
-  if (!is_float && range < 1) {
-    throw lab::UsageError("an int " + s.op + " of " + std::to_string(n) +
-                          " elements could overflow 32 bits: use --dtype float or a smaller -n");
-  }
-  lab::HostVector<T> x, y;
-  if constexpr (std::is_floating_point_v<T>) {
-    x = lab::random_vector<T>(n, lab::derive_seed(opt.seed, 0), 0, 1);
-    y = lab::random_vector<T>(n, lab::derive_seed(opt.seed, 1), 0, 1);
-  } else {
-    x = lab::random_vector<T>(n, lab::derive_seed(opt.seed, 0), -range, range);
-    y = lab::random_vector<T>(n, lab::derive_seed(opt.seed, 1), -range, range);
-  }
-  const auto term = [&](std::uint64_t i) {
-    return dot ? double(x[i]) * double(y[i]) : double(x[i]);
-  };
-  double reference = 0, magnitude = 0;  // sum of the terms and of their absolute values
-  T host_loop = 0;                      // the lecture's sumCPU, in the element type
-  for (std::uint64_t i = 0; i < n; ++i) {
-    reference += term(i);
-    magnitude += std::fabs(term(i));
-    host_loop += dot ? T(x[i] * y[i]) : x[i];
-  }
+  const Terms<T> terms = make_terms<T>(s, opt.seed, cli.out());
+  const lab::HostVector<T>& x = terms.x;
+  const lab::HostVector<T>& y = terms.y;
+  const double reference = terms.reference, magnitude = terms.magnitude;
   const double product = dot && is_float ? 1 : 0;  // a float product rounds once more
-  const double host_error = std::fabs(double(host_loop) - reference);
-  const double host_bound = is_float ? gamma(n - 1 + std::uint64_t(product)) * magnitude : 0;
-  cli.out() << (dot ? "x·y" : "sum x") << ", n = " << n << ", " << real << "; reference "
-            << reference << " (double" << (is_float ? "" : ", exact") << ")\n";
-  if (is_float) {
-    cli.out() << "Sequential float loop on the host: error " << host_error;
-    if (std::isfinite(host_bound)) {
-      cli.out() << " (its bound " << host_bound << " = gamma_" << (n - 1 + std::uint64_t(product))
-                << " * sum |terms|)\n";
-    } else {
-      cli.out() << " (no bound: n u >= 1, so a float running sum can lose every digit)\n";
-    }
-  }
 
   // 4. Each chosen variant's tuning (the defaults, the cache, the command line; every candidate
   //    with --tune); an int-only variant is left out for float, with the reason
@@ -296,9 +314,9 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
                : "exact";
   if (is_float) {
     report.details()["host_float_loop"] = {
-        {"total", host_loop}, {"error", host_error}, {"bound", host_bound}};
+        {"total", terms.host_loop}, {"error", terms.host_error}, {"bound", terms.host_bound}};
   } else {
-    report.details()["int_range"] = range;
+    report.details()["int_range"] = terms.range;
   }
   report.details()["copy"] = copy.details;
   report.print(cli.format(), std::cout);
