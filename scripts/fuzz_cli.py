@@ -488,20 +488,12 @@ def build_value(rng, lab, mode):
 def option_value(rng, option, lab, mode, fixtures, tag):
     """The text for one option in one mode: valid, boundary or invalid."""
     kind = option.kind
-    if kind == "whole":
-        return whole_value(rng, option, mode)
-    if kind == "real":
-        return real_value(rng, option, mode)
-    if kind == "choice":
-        return choice_value(rng, option, mode)
-    if kind == "tunable":
-        return tunable_value(rng, option, mode)
+    by_kind = {"whole": whole_value, "real": real_value, "choice": choice_value,
+               "tunable": tunable_value, "numbers": numbers_value, "words": words_value}
+    if kind in by_kind:
+        return by_kind[kind](rng, option, mode)
     if kind == "assign":
         return assign_value(rng, option, lab, mode)
-    if kind == "numbers":
-        return numbers_value(rng, option, mode)
-    if kind == "words":
-        return words_value(rng, option, mode)
     if kind == "build":
         return build_value(rng, lab, mode)
     if kind in ("dir", "infile", "outfile"):

@@ -41,7 +41,7 @@ make CMakeLists.txt.in "$lab/CMakeLists.txt"
 make main.cpp.in "$lab/main.cpp"
 make family.hpp.in "$lab/${name}_family.hpp"
 make family.cpp.in "$lab/${name}_family.cpp"
-make README.md.in "$lab/README.md"
+make README.md "$lab/README.md"
 make kernel.cl.in "$root/kernels/$name.cl"
 echo "add_subdirectory($folder)" >>"$root/labs/CMakeLists.txt"
 

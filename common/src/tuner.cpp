@@ -375,14 +375,13 @@ Tuning tune_variant(const std::vector<Tunable>& tunables, const std::vector<std:
   return found;
 }
 
-// A lab's tuning cache, read unless --no-tuned (without --tune); a warning goes to `err` as
-// "LAB: warning: ...".
-TuningCache open_tuning_cache(const TunableOptions& options, const std::string& lab,
-                              std::ostream& err) {
+// A lab's tuning cache, read unless --no-tuned (without --tune); a warning goes to lab::notes()
+// as "LAB: warning: ...".
+TuningCache open_tuning_cache(const TunableOptions& options, const std::string& lab) {
   TuningCache cache;
   if (options.use_cache() || options.tune()) {
     cache.load();
-    if (!cache.warning().empty()) err << lab << ": warning: " << cache.warning() << "\n";
+    if (!cache.warning().empty()) notes() << lab << ": warning: " << cache.warning() << "\n";
   }
   return cache;
 }
@@ -411,7 +410,7 @@ LabTuning::LabTuning(const TunableOptions& options, const std::vector<Tunable>& 
       defaults_(std::move(defaults)),
       lab_(std::move(lab)),
       err_(err),
-      cache_(open_tuning_cache(options, lab_, notes())) {}
+      cache_(open_tuning_cache(options, lab_)) {}
 
 std::vector<Tuning> LabTuning::add(const Env& env, const Options& options,
                                    const std::string& variant, const std::string& kernel_file,

@@ -137,19 +137,9 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
 
   // 4. Each chosen variant's tuning (the defaults, the cache, the command line; every candidate
   //    with --tune); an int-only variant is left out for float, with the reason
-  for (const auto& v : family.variants) {
-    if ((s.variant != "all" && s.variant != v.name) || !(v.extra.int_only && is_float)) continue;
-    const std::string why =
-        v.name +
-        " adds each group's sum with atomic_add, which OpenCL 1.2 has for 32-bit "
-        "integers only: a float total needs a compare-and-swap loop, and its order of "
-        "additions (so its rounding) would change from run to run";
-    if (s.variant != "all") throw lab::UsageError(why + ": use --dtype int");
-    cli.out() << "  (skipped " << why << ")\n";
-  }
   lab::VariantDriver driver(
       cli, env, family, s.variant, tunable_options, defaults, s.dtype + (dot ? " dot" : " sum"),
-      double(n), [&](const reduction::Variant& v) { return !(v.extra.int_only && is_float); });
+      double(n), [&](const reduction::Variant& v) { return reduction::cannot_run(v, s.dtype); });
   //    Buffers: x and y copied once, with guard zones as long as the furthest launch reaches;
   //    the partial sums and the total start as the sentinel
   std::uint64_t reach = 0, max_groups = 1;
@@ -349,7 +339,7 @@ int main(int argc, char** argv) {
         const auto& opt = cli.options();
         // An int-only variant is skipped for float (below), so its kernel file is not needed.
         lab::check_kernel_options(opt, family, s.variant, [&](const reduction::Variant& v) {
-          return !(v.extra.int_only && s.dtype == "float");
+          return reduction::cannot_run(v, s.dtype).empty();
         });
         lab::check_tunables_used(tunable_options, family, s.variant, lab::notes());
 

@@ -37,4 +37,8 @@ const Family& family();
 // multi with one work-item per group, one group per core and the SIMD unit's vector width.
 lab::Tuning default_tuning(const cl::Device& device);
 
+// Why `variant` cannot run on `dtype` elements at all ("" when it can): an int-only row under
+// float.
+std::string cannot_run(const Variant& variant, const std::string& dtype);
+
 }  // namespace reduction

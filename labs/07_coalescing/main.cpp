@@ -93,17 +93,6 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
   nlohmann::json transposes;
   const auto run_variant = [&](const coalescing::Variant& v, const lab::Tuning& t,
                                const lab::Stage& stage) {
-    // PoCL 3's kernel compiler aborts the process (an assertion in its work-group loops) on
-    // fused's rolled block loops (CHUNK above 32) in groups of one or two work-items. Merging
-    // the loops would avoid it, at 3.5% of fused's speed on an H100.
-    if (v.name == "fused" && t["LOCAL"] <= 2 && t["CHUNK"] > 32 &&
-        env.platform_name().find("Portable Computing Language") != std::string::npos) {
-      throw lab::RuntimeError(
-          "PoCL's compiler aborts on coalescing_fused with LOCAL=" + std::to_string(t["LOCAL"]) +
-          " and CHUNK=" + std::to_string(t["CHUNK"]) +
-          " (groups of 1 or 2 work-items with CHUNK above 32): choose "
-          "LOCAL 4 or more (--local) or CHUNK 32 or less (--chunk)");
-    }
     const lab::PreparedKernel prepared =
         lab::prepare_kernel(env, stage.options, stage.out, family, v, dims, t, element_define,
                             scan_signature, sizeof(T));

@@ -140,6 +140,17 @@ constexpr char kLocalTile[] =
     "__kernel void k(__global float* x) { __local float t[N]; t[get_local_id(0)] = 1;"
     " barrier(CLK_LOCAL_MEM_FENCE); x[get_global_id(0)] = t[0]; }";
 
+// The device the suite pins, and the limits of a kLocalTile launch, whose advice names N.
+cl::Device suite_device() {
+  std::ostringstream out;
+  return lab::open_device(suite_options(), out).device;
+}
+lab::LaunchLimits tile_limits() {
+  lab::LaunchLimits limits;
+  limits.local_advice = "choose a smaller N (--n)";
+  return limits;
+}
+
 // Build options that give kLocalTile an array of n floats.
 std::string tile_flags(std::uint64_t n) { return "-DN=" + std::to_string(n); }
 
@@ -150,11 +161,9 @@ std::string tile_flags(std::uint64_t n) { return "-DN=" + std::to_string(n); }
 // A CPU device (PoCL, the suite's) takes __local arrays from host memory and builds any size, so
 // there every build failure is a defect and fails the test with its log.
 TEST(LaunchCheck, RefusesLocalArraysBeyondTheDevice) {
-  std::ostringstream out;
-  const cl::Device device = lab::open_device(suite_options(), out).device;
+  const cl::Device device = suite_device();
   const std::uint64_t local_mem = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-  lab::LaunchLimits limits;
-  limits.local_advice = "choose a smaller N (--n)";
+  lab::LaunchLimits limits = tile_limits();
   limits.tuning = "N=" + std::to_string(local_mem);
   const std::string too_much =
       compiled_launch_message(kLocalTile, tile_flags(local_mem), {4}, limits);
@@ -180,11 +189,9 @@ TEST(LaunchCheck, RefusesLocalArraysBeyondTheDevice) {
 // device's local memory, its reqd_work_group_size against the launch, and on a CPU the group's
 // private arrays against a thread's stack, each sentence ending with the caller's advice.
 TEST(LaunchCheck, UsesTheCompiledKernelsLimits) {
-  std::ostringstream out;
-  const cl::Device device = lab::open_device(suite_options(), out).device;
+  const cl::Device device = suite_device();
   const std::uint64_t local_mem = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-  lab::LaunchLimits limits;
-  limits.local_advice = "choose a smaller N (--n)";
+  lab::LaunchLimits limits = tile_limits();
   limits.tuning = "N=16";
   EXPECT_EQ(compiled_launch_message(kLocalTile, tile_flags(16), {4}, limits), "ok");
   limits.dynamic_local_bytes = local_mem;

@@ -35,15 +35,24 @@ class VariantDriver {
  public:
   using Row = Variant<Size, Extra>;
 
-  // The rows `choice` names (a row, or all) that `runs` keeps, each with its tuning resolved.
-  // `work` is the problem's size in the family's units (elements, M*N*K), for the cache's key.
-  VariantDriver(const Cli& cli, const Env& env, const Family<Size, Extra>& family,
-                const std::string& choice, const TunableOptions& tunables, const Tuning& defaults,
-                const std::string& dtype, double work,
-                const std::function<bool(const typename Family<Size, Extra>::Row&)>& runs = {})
+  // The rows `choice` names (a row, or all), each with its tuning resolved. `work` is the
+  // problem's size in the family's units (elements, M*N*K), for the cache's key. `cannot` says
+  // why a row cannot run in this configuration at all ("" when it can, e.g. an int-only row
+  // under float): chosen alone it is a UsageError, under all a "(skipped ...)" line.
+  VariantDriver(
+      const Cli& cli, const Env& env, const Family<Size, Extra>& family, const std::string& choice,
+      const TunableOptions& tunables, const Tuning& defaults, const std::string& dtype, double work,
+      const std::function<std::string(const typename Family<Size, Extra>::Row&)>& cannot = {})
       : cli_(cli), tunings_(tunables, family.tunables, defaults, family.name, std::cerr) {
     for (const auto& row : family.variants) {
-      if ((choice == "all" || choice == row.name) && (!runs || runs(row))) rows_.push_back(&row);
+      if (choice != "all" && choice != row.name) continue;
+      const std::string why = cannot ? cannot(row) : "";
+      if (!why.empty() && choice != "all") throw UsageError(why);
+      if (!why.empty()) {
+        cli_.out() << "  (skipped " << why << ")\n";
+        continue;
+      }
+      rows_.push_back(&row);
     }
     for (const Row* row : rows_) {
       launches_.push_back(row->kernel_file.empty()
