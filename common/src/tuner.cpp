@@ -19,6 +19,7 @@
 #include <system_error>
 
 namespace lab {
+namespace detail {
 
 namespace {
 
@@ -279,6 +280,18 @@ std::vector<Trial> run_trials(const std::vector<Tuning>& candidates,
   return trials;
 }
 
+}  // namespace detail
+
+using detail::CachedTuning;
+using detail::run_trials;
+using detail::size_class;
+using detail::Trial;
+using detail::TrialOutcome;
+using detail::tuning_candidates;
+using detail::TuningCache;
+using detail::TuningKey;
+using detail::value_text;
+
 namespace {
 
 // The key of `variant` on `env`'s device; the kernel file is looked up as the run path does.
@@ -303,7 +316,7 @@ TuningKey tuning_key(const Env& env, const Options& options, const std::string& 
 // The tuning a variant runs with: `defaults`, then the cache's best for `key` (unless
 // --no-tuned; stale or unusable entries print one warning line on `warnings`), then what the
 // command line gives. `source` becomes "tuned" when the cache supplied values, else "default".
-Tuning resolve_tuning(const TunableOptions& options, const std::vector<Tunable>& tunables,
+Tuning resolve_tuning(const TuningOptions& options, const std::vector<Tunable>& tunables,
                       const Tuning& defaults, const TuningCache& cache, const TuningKey& key,
                       std::string& source, std::ostream& warnings) {
   source = "default";
@@ -376,9 +389,11 @@ Tuning tune_variant(const std::vector<Tunable>& tunables, const std::vector<std:
 }
 
 // A lab's tuning cache, read unless --no-tuned (without --tune); a warning goes to lab::notes()
-// as "LAB: warning: ...".
-TuningCache open_tuning_cache(const TunableOptions& options, const std::string& lab) {
+// as "LAB: warning: ...". With --tune, a UsageError when the cache cannot be written.
+TuningCache open_tuning_cache(const TuningOptions& options, const std::string& lab) {
   TuningCache cache;
+  // Before any search: a search whose result cannot be kept is refused, not run.
+  if (options.tune()) cache.require_writable();
   if (options.use_cache() || options.tune()) {
     cache.load();
     if (!cache.warning().empty()) notes() << lab << ": warning: " << cache.warning() << "\n";
@@ -388,7 +403,7 @@ TuningCache open_tuning_cache(const TunableOptions& options, const std::string& 
 
 // The tunings `names` may take in this run: the resolved one, or with --tune every candidate
 // (a lab sizes its guard zones for the furthest launch among them).
-std::vector<Tuning> launch_tunings(const TunableOptions& options,
+std::vector<Tuning> launch_tunings(const TuningOptions& options,
                                    const std::vector<Tunable>& tunables,
                                    const std::vector<std::string>& names, const Tuning& defaults,
                                    const Tuning& resolved) {
@@ -403,41 +418,35 @@ std::vector<Tuning> launch_tunings(const TunableOptions& options,
 
 }  // namespace
 
-LabTuning::LabTuning(const TunableOptions& options, const std::vector<Tunable>& tunables,
-                     Tuning defaults, std::string lab, std::ostream& err)
+Tuner::Tuner(const TuningOptions& options, const std::vector<Tunable>& tunables, Tuning defaults,
+             std::string lab)
     : options_(options),
       tunables_(tunables),
       defaults_(std::move(defaults)),
       lab_(std::move(lab)),
-      err_(err),
       cache_(open_tuning_cache(options, lab_)) {}
 
-std::vector<Tuning> LabTuning::add(const Env& env, const Options& options,
-                                   const std::string& variant, const std::string& kernel_file,
-                                   const std::vector<std::string>& names, const std::string& dtype,
-                                   double work) {
-  Added added;
-  added.key = tuning_key(env, options, lab_, variant, kernel_file, dtype, work);
-  added.names = names;
-  std::ostringstream warnings;  // said once, when the variant runs
-  added.resolved.tuning = resolve_tuning(options_, tunables_, defaults_, cache_, added.key,
-                                         added.resolved.source, warnings);
-  added.warnings = warnings.str();
-  added_.push_back(std::move(added));
-  return launch_tunings(options_, tunables_, names, defaults_, added_.back().resolved.tuning);
+RowTuning Tuner::resolve(const Env& env, const Options& options, const std::string& variant,
+                         const std::string& kernel_file, const std::vector<std::string>& names,
+                         const std::string& dtype, double work) const {
+  RowTuning row;
+  row.key = tuning_key(env, options, lab_, variant, kernel_file, dtype, work);
+  row.names = names;
+  std::ostringstream warnings;
+  row.tuning =
+      resolve_tuning(options_, tunables_, defaults_, cache_, row.key, row.source, warnings);
+  row.warnings = warnings.str();
+  row.launches = launch_tunings(options_, tunables_, names, defaults_, row.tuning);
+  return row;
 }
 
-LabTuning::VariantTuning LabTuning::tuning(
-    std::size_t index, const std::string& unit,
-    const std::function<TrialOutcome(const Tuning&)>& evaluate) {
-  const Added& added = added_.at(index);
-  if (!options_.tune()) {
-    notes() << added.warnings;
-    return added.resolved;
-  }
-  return {tune_variant(tunables_, added.names, options_.apply(defaults_), added.key,
-                       options_.tune_budget(), cache_, unit, evaluate, err_),
-          "tuned"};
+bool Tuner::searching() const { return options_.tune(); }
+
+Tuning Tuner::search(const RowTuning& row, const std::string& unit,
+                     const std::function<TrialOutcome(const Tuning&)>& evaluate,
+                     std::ostream& progress) {
+  return tune_variant(tunables_, row.names, options_.apply(defaults_), row.key,
+                      options_.tune_budget(), cache_, unit, evaluate, progress);
 }
 
 }  // namespace lab

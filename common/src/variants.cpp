@@ -1,8 +1,6 @@
 // variants.cpp: tunable values, their options, and the shared launch path of a family's variants.
 #include "lab/variants.hpp"
 
-#include "lab/tuner.hpp"
-
 #include "lab/error.hpp"
 
 #include <numeric>
@@ -130,8 +128,7 @@ void require_one_variant_for_kernel_file(const Options& options, const std::stri
   }
 }
 
-TunableOptions::TunableOptions(Cli& cli, const std::vector<Tunable>& tunables)
-    : tunables_(tunables) {
+TuningOptions::TuningOptions(Cli& cli, const std::vector<Tunable>& tunables) : tunables_(tunables) {
   // One option per distinct Tunable::option, in the table's order.
   std::vector<std::string> options;
   for (const auto& t : tunables_) {
@@ -176,7 +173,7 @@ TunableOptions::TunableOptions(Cli& cli, const std::vector<Tunable>& tunables)
                "Ignore the tuning cache: run with the defaults and what the command line gives");
 }
 
-void TunableOptions::check() {
+void TuningOptions::check() {
   given_.clear();
   given_by_.clear();
   // One value per tunable: a second one (from another option, or twice in --tunable) would be
@@ -213,8 +210,6 @@ void TunableOptions::check() {
       give(shared[i]->name, parse_value(*shared[i], option, values[i]), option + " " + text);
     }
   }
-  // Before any work: a search whose result cannot be kept is refused, not run.
-  if (tune_) TuningCache().require_writable();
   if (by_name_.empty()) return;
   for (const auto& item : split(by_name_, ',')) {
     const auto equals = item.find('=');
@@ -232,8 +227,8 @@ void TunableOptions::check() {
   }
 }
 
-std::vector<std::string> TunableOptions::unused(const VariantTunables& chosen,
-                                                const VariantTunables& all) const {
+std::vector<std::string> TuningOptions::unused(const VariantTunables& chosen,
+                                               const VariantTunables& all) const {
   std::vector<std::string> notes;
   const auto uses = [](const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
@@ -266,7 +261,7 @@ std::vector<std::string> TunableOptions::unused(const VariantTunables& chosen,
   return notes;
 }
 
-Tuning TunableOptions::apply(Tuning defaults) const {
+Tuning TuningOptions::apply(Tuning defaults) const {
   for (const auto& [name, value] : given_) defaults.set(name, value, Origin::command_line);
   return defaults;
 }

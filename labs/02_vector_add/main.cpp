@@ -29,15 +29,98 @@ std::string status_name(cl_int status) {
   return name;
 }
 
+using Add = cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer>;
+
+// Steps 5-7 for one variant with one tuning (a tuner's trial quietly): its kernel built and
+// checked, launched and timed from events, every element of c compared with the reference.
+struct RunRow {
+  lab::Env& env;
+  const Settings& s;
+  lab::GuardedBuffer<float>& a;
+  lab::GuardedBuffer<float>& b;
+  lab::GuardedBuffer<float>& c;
+  const lab::HostVector<float>& reference;
+  const vector_add::Variant* first;  // the row --skip-finish looks at
+  nlohmann::json& details;           // the report's details
+  bool host_result;                  // c is the host's array (USE_HOST_PTR)
+
+  lab::Result operator()(const vector_add::Variant& v, const lab::Tuning& t,
+                         const lab::Stage& stage) const {
+    // 5. Program and kernel, checked against the arguments the host passes and the device
+    const lab::PreparedKernel prepared =
+        lab::prepare_kernel(env, stage.options, stage.out, vector_add::family(), v, s.n, t, {},
+                            vector_add::signature(), sizeof(float));
+    Add add(prepared.kernel);
+    const auto& range = prepared.range;
+    stage.out << v.name << ": n = " << s.n << ", work-items = " << range.global[0]
+              << (range.local.empty() ? ", local chosen by the runtime"
+                                      : ", local = " + std::to_string(range.local[0]))
+              << ", buffers: " << s.mode << (host_result ? " (result: USE_HOST_PTR)" : "") << "\n";
+
+    // 6. Run: warm-up, then timed repetitions from profiling events, on a result that
+    //    starts as NaN everywhere
+    c.reset(env.queue);
+    const cl::EnqueueArgs args(env.queue, lab::to_ndrange(range.global),
+                               range.local.empty() ? cl::NullRange : lab::to_ndrange(range.local));
+    const auto launch = [&] { return add(args, s.n, a.buffer(), b.buffer(), c.buffer()); };
+    const lab::Timing timing = lab::time_launches(stage.options, launch, stage.out);
+    if (s.skip_finish && !stage.trial && &v == first) look_without_waiting(launch, stage.out);
+
+    // 7. Verify: every element, exactly (float addition is correctly rounded in OpenCL
+    //    C), and nothing written outside c
+    lab::CheckResult check;
+    {
+      const lab::Mapping<float> result = c.fetch(env.queue);
+      check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(), stage.err,
+                           "c");
+    }
+    const lab::GuardCheck guard = c.check_guards(env.queue);
+    const std::string outside = lab::describe_guard_writes(
+        guard, "c", "padding work-items need the bounds check `if (i < n)`");
+    if (!outside.empty()) stage.err << "vector_add: " << outside << "\n";
+
+    lab::Result row = lab::bandwidth_row(
+        v.name + " mode=" + s.mode + (host_result ? " result=use" : ""), "n=" + std::to_string(s.n),
+        timing, vector_add::family().work(s.n).bytes, check, guard.total());
+    row.tunables = t.row(v.tunables);
+    if (!stage.trial) {
+      details["variants"][v.name] = {{"global", range.global},
+                                     {"local", range.local.empty() ? 0 : range.local[0]},
+                                     {"mean_wait_before_start_s", timing.mean_queued_to_start}};
+    }
+    return row;
+  }
+
+  // --skip-finish: resets c to NaN, launches, and looks at the host array before waiting.
+  // Reading memory the device may be writing is exactly the bug the lecture shows.
+  template <typename Launch>
+  void look_without_waiting(const Launch& launch, std::ostream& out) const {
+    c.reset(env.queue);
+    const cl::Event event = launch();
+    const cl_int before = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+    std::uint64_t seen = 0;
+    const float* host = c.host();
+    for (std::uint64_t i = 0; i < s.n; ++i) seen += host[i] == reference[i] ? 1 : 0;
+    const cl_int after = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+    out << "Without waiting: " << seen << " of " << s.n
+        << " elements of the host array c held a+b (the kernel was " << status_name(before)
+        << " when the host started looking, " << status_name(after)
+        << " when it finished).\nAfter waiting (a map): the check below.\n";
+    details["skip_finish"] = {{"correct_before_wait", seen},
+                              {"status_when_looking", status_name(before)},
+                              {"status_after_looking", status_name(after)}};
+  }
+};
+
 // Steps 3-8 for the chosen variants: host data and reference, tuning and buffers, each variant
 // built, run and verified, and the report.
-int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptions& tunable_options,
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOptions& tuning_options,
         const lab::Tuning& defaults) {
   const auto& opt = cli.options();
   const vector_add::Family& family = vector_add::family();
   const lab::BufferMode mode = lab::parse_buffer_mode(s.mode);
   const bool use_host_result = s.no_fetch || s.skip_finish;  // the host array is the buffer
-  const lab::Tuning tuning = tunable_options.apply(defaults);
+  const lab::Tuning tuning = tuning_options.apply(defaults);
 
   // 3. Host data and reference
   auto a = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 0), 0.0f, 1.0f);
@@ -48,7 +131,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
   // 4. Buffers, each with guard zones as long as the furthest a padded launch overshoots n:
   //    a kernel that forgets its bounds check writes there, and the check below says so.
   //    With --tune, every candidate's launch counts.
-  lab::VariantDriver driver(cli, env, family, s.variant, tunable_options, defaults, "float",
+  lab::VariantDriver driver(cli, env, family, s.variant, tuning_options, defaults, "float",
                             double(s.n));
   //    A work-group the device cannot run never launches (it is refused with its sentence
   //    before the build), so its padding does not count; the rest must fit in memory.
@@ -70,82 +153,12 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
   lab::GuardedBuffer<float> c_buf(env, use_host_result ? lab::BufferMode::use : mode,
                                   CL_MEM_WRITE_ONLY, s.n, reach);
 
+  // 5-7. Each variant with its tuning: build, run, verify
   nlohmann::json details = nlohmann::json::object();
-  // 5-7. One variant with one tuning: build, run, verify (a tuner's trial quietly)
-  const auto run_variant = [&](const vector_add::Variant& v, const lab::Tuning& t,
-                               const lab::Stage& stage) {
-    // 5. Program and kernel, checked against the arguments the host passes and the device
-    const lab::PreparedKernel prepared =
-        lab::prepare_kernel(env, stage.options, stage.out, family, v, s.n, t, {},
-                            vector_add::signature(), sizeof(float));
-    cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(prepared.kernel);
-    const auto& range = prepared.range;
-    stage.out << v.name << ": n = " << s.n << ", work-items = " << range.global[0]
-              << (range.local.empty() ? ", local chosen by the runtime"
-                                      : ", local = " + std::to_string(range.local[0]))
-              << ", buffers: " << s.mode << (use_host_result ? " (result: USE_HOST_PTR)" : "")
-              << "\n";
-
-    // 6. Run: warm-up, then timed repetitions from profiling events, on a result that
-    //    starts as NaN everywhere
-    c_buf.reset(env.queue);
-    const cl::EnqueueArgs args(env.queue, lab::to_ndrange(range.global),
-                               range.local.empty() ? cl::NullRange : lab::to_ndrange(range.local));
-    const auto launch = [&] {
-      return add(args, s.n, a_buf.buffer(), b_buf.buffer(), c_buf.buffer());
-    };
-    const lab::Timing timing = lab::time_launches(stage.options, launch, stage.out);
-
-    if (s.skip_finish && !stage.trial && &v == driver.rows().front()) {
-      // Reset the result to NaN, launch, and look at the host array before waiting.
-      // Reading memory the device may be writing is exactly the bug the lecture shows.
-      c_buf.reset(env.queue);
-      const cl::Event event = launch();
-      const cl_int before = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-      std::uint64_t seen = 0;
-      const float* c = c_buf.host();
-      for (std::uint64_t i = 0; i < s.n; ++i) seen += c[i] == reference[i] ? 1 : 0;
-      const cl_int after = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-      cli.out() << "Without waiting: " << seen << " of " << s.n
-                << " elements of the host array c held a+b (the kernel was " << status_name(before)
-                << " when the host started looking, " << status_name(after)
-                << " when it finished).\nAfter waiting (a map): the check below.\n";
-      details["skip_finish"] = {{"correct_before_wait", seen},
-                                {"status_when_looking", status_name(before)},
-                                {"status_after_looking", status_name(after)}};
-    }
-
-    // 7. Verify: every element, exactly (float addition is correctly rounded in OpenCL
-    //    C), and nothing written outside c
-    lab::CheckResult check;
-    {
-      const lab::Mapping<float> result = c_buf.fetch(env.queue);
-      check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(), stage.err,
-                           "c");
-    }
-    const lab::GuardCheck guard = c_buf.check_guards(env.queue);
-    const std::string outside = lab::describe_guard_writes(
-        guard, "c", "padding work-items need the bounds check `if (i < n)`");
-    if (!outside.empty()) stage.err << "vector_add: " << outside << "\n";
-
-    lab::Result row;
-    row.variant = v.name + " mode=" + s.mode + (use_host_result ? " result=use" : "");
-    row.size = "n=" + std::to_string(s.n);
-    lab::set_timing(row, timing);
-    row.rate = lab::gigabytes_per_second(family.work(s.n).bytes, timing.time.median);
-    row.unit = "GB/s";
-    row.tunables = t.row(v.tunables);
-    row.out_of_bounds = guard.total();
-    lab::set_check(row, check);
-    if (!stage.trial) {
-      details["variants"][v.name] = {{"global", range.global},
-                                     {"local", range.local.empty() ? 0 : range.local[0]},
-                                     {"mean_wait_before_start_s", timing.mean_queued_to_start}};
-    }
-    return row;
-  };
-
-  std::vector<lab::Result> rows = driver.run("GB/s", s.n, run_variant);
+  std::vector<lab::Result> rows =
+      driver.run("GB/s", s.n,
+                 RunRow{env, s, a_buf, b_buf, c_buf, reference, driver.rows().front(), details,
+                        use_host_result});
 
   // 8. Report against the yardstick: the faster of a float and a float4 copy kernel over
   //    plain device buffers. vector_add moves 12 bytes per element (read a and b, write
@@ -177,7 +190,7 @@ int main(int argc, char** argv) {
         cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
         lab::add_variant_option(cli, family, s.variant,
                                 " (default: element, or per_item with --per-item)");
-        lab::TunableOptions tunable_options(cli, family.tunables);
+        lab::TuningOptions tuning_options(cli, family.tunables);
         cli.add_choice("--mode", s.mode, "How buffers are made: copy|use|alloc|write",
                        lab::buffer_mode_names());
         cli.add_flag("--no-fetch", s.no_fetch,
@@ -185,10 +198,10 @@ int main(int argc, char** argv) {
         cli.add_flag("--skip-finish", s.skip_finish,
                      "Look at the result before waiting for the kernel (the missing clFinish)");
         cli.parse();
-        tunable_options.check();
+        tuning_options.check();
         const auto& opt = cli.options();
         const lab::Tuning defaults = vector_add::default_tuning();
-        const lab::Tuning tuning = tunable_options.apply(defaults);
+        const lab::Tuning tuning = tuning_options.apply(defaults);
         const bool per_item_given = tuning.given("PER_ITEM") && tuning["PER_ITEM"] > 1;
         if (s.variant.empty()) s.variant = per_item_given ? "per_item" : "element";
         if (s.variant == "element" && per_item_given) {
@@ -197,13 +210,13 @@ int main(int argc, char** argv) {
                                 "work-item");
         }
         lab::require_kernel_files(opt, family.kernel_files(s.variant), "--variant");
-        lab::check_tunables_used(tunable_options, family, s.variant, lab::notes());
+        lab::check_tunables_used(tuning_options, family, s.variant, lab::notes());
 
         // 2. Device
         lab::Env env = lab::open_device(opt, cli.out());
         // a, b, c and the copy's source and destination; on the host a, b, c and the reference
         lab::check_memory(env, s.n * sizeof(float), 5, 6, "-n");
 
-        return run(cli, env, s, tunable_options, defaults);
+        return run(cli, env, s, tuning_options, defaults);
       });
 }

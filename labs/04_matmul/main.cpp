@@ -22,7 +22,7 @@ struct Settings {
 
 template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dims,
-        const lab::TunableOptions& tunable_options, const lab::Tuning& defaults,
+        const lab::TuningOptions& tuning_options, const lab::Tuning& defaults,
         const matmul::Peak& peak) {
   const auto& opt = cli.options();
   // 3. Host data and the reference (in double, on every host core)
@@ -36,7 +36,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   // 4. Each chosen variant's tuning (the defaults, the cache, the command line; every candidate
   //    with --tune), and buffers with guard zones as long as the furthest padded launch reaches
   const matmul::Family& family = matmul::family();
-  lab::VariantDriver driver(cli, env, family, s.variant, tunable_options, defaults, s.dtype,
+  lab::VariantDriver driver(cli, env, family, s.variant, tuning_options, defaults, s.dtype,
                             double(dims.M) * dims.N * dims.K);
   matmul::Reach reach;
   driver.each_launch([&](const matmul::Variant& variant, const lab::Tuning& t) {
@@ -52,8 +52,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
       "GFLOP/s", dims,
       [&](const matmul::Variant& variant, const lab::Tuning& t, const lab::Stage& stage) {
         if (variant.kernel_file.empty()) return matmul::run_sequential(problem, stage.out);
-        matmul::Context context{env, stage.options, stage.out, t, peak, stage.err};
-        return std::optional<lab::Result>(matmul::run_variant(variant, problem, buffers, context));
+        return std::optional<lab::Result>(
+            matmul::run_variant(env, variant, t, stage, problem, buffers, peak));
       });
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {
@@ -110,13 +110,13 @@ int main(int argc, char** argv) {
         // The tunables' options (--local, --ts, --kmax, --regtile, --staging, --tunable), from the
         // table. Bounds no device reaches are usage errors; smaller values that a device cannot
         // run are refused before launch with its limit.
-        lab::TunableOptions tunable_options(cli, matmul::family().tunables);
+        lab::TuningOptions tuning_options(cli, matmul::family().tunables);
         cli.add_positive("--peak", s.peak, "FP32 peak in GFLOP/s (default: an estimate)", 1e-3,
                          1e9);
         cli.add_flag("--peers", s.peers,
                      "Also time OpenBLAS (host) and CLBlast (device) SGEMM, when installed");
         cli.parse();
-        tunable_options.check();
+        tuning_options.check();
         const auto& opt = cli.options();
         const matmul::Dims dims{static_cast<int>(s.m ? s.m : s.n),
                                 static_cast<int>(s.cols ? s.cols : s.n),
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
               "index with int): choose smaller sizes");
         }
         lab::check_kernel_options(opt, matmul::family(), s.variant);
-        lab::check_tunables_used(tunable_options, matmul::family(), s.variant, lab::notes());
+        lab::check_tunables_used(tuning_options, matmul::family(), s.variant, lab::notes());
         if (!opt.kernel_file.empty() && s.variant != "all" &&
             matmul::family().variant(s.variant).kernel_file.empty()) {
           throw lab::UsageError(
@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
         const std::size_t element = 4;  // float and int
         lab::check_memory(env, largest * element, 3, 5, "size");
         cli.out() << "C = A·B, " << dims.text() << ", " << s.dtype << "\n";
-        return s.dtype == "int" ? run<int>(cli, env, s, dims, tunable_options, defaults, peak)
-                                : run<float>(cli, env, s, dims, tunable_options, defaults, peak);
+        return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning_options, defaults, peak)
+                                : run<float>(cli, env, s, dims, tuning_options, defaults, peak);
       });
 }

@@ -418,14 +418,51 @@ lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::
       [&](std::size_t index) { return tolerance[index / columns]; }, err, name, columns);
 }
 
+using Launcher = cl::KernelFunctor<cl_int, cl_int, cl_int, cl::Buffer, cl::Buffer, cl::Buffer>;
+
+// EDGES=pad: A and B copied into buffers of `p` (whole tiles) padded with zeros, the exact kernel
+// on them, and C copied back out, timed from the first copy's start to the last one's end.
 template <typename T>
-lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffers<T>& buffers,
-                        Context& context) {
+lab::Timing time_padded(Launcher& kernel, const cl::EnqueueArgs& args, const Dims& d, const Dims& p,
+                        Buffers<T>& buffers, lab::Env& env, const lab::Stage& stage) {
+  const std::size_t e = sizeof(T);
+  cl::Buffer ap(env.context, CL_MEM_READ_WRITE, std::size_t(p.M) * p.K * e);
+  cl::Buffer bp(env.context, CL_MEM_READ_WRITE, std::size_t(p.K) * p.N * e);
+  cl::Buffer cp(env.context, CL_MEM_READ_WRITE, std::size_t(p.M) * p.N * e);
+  env.queue.enqueueFillBuffer(ap, T(0), 0, std::size_t(p.M) * p.K * e);
+  env.queue.enqueueFillBuffer(bp, T(0), 0, std::size_t(p.K) * p.N * e);
+  // Copies `rows` rows of `width` elements between row pitches `from` and `to` (elements),
+  // starting `src_at` and `dst_at` bytes into the buffers. The guarded buffers are passed whole
+  // with their data's offset: PoCL 3.1 crashes on rect copies from or to sub-buffers.
+  const auto copy_rows = [&](const cl::Buffer& src, std::size_t src_at, const cl::Buffer& dst,
+                             std::size_t dst_at, int rows, int width, int from, int to) {
+    cl::Event event;
+    env.queue.enqueueCopyBufferRect(
+        src, dst, {src_at, 0, 0}, {dst_at, 0, 0}, {std::size_t(width) * e, std::size_t(rows), 1},
+        std::size_t(from) * e, 0, std::size_t(to) * e, 0, nullptr, &event);
+    return event;
+  };
+  const auto& a = buffers.a;
+  const auto& b = buffers.b;
+  const auto& c = buffers.c;
+  return lab::time_launch_span(
+      stage.options,
+      [&]() -> std::vector<cl::Event> {
+        return {copy_rows(a.whole(), a.data_offset_bytes(), ap, 0, d.M, d.K, d.K, p.K),
+                copy_rows(b.whole(), b.data_offset_bytes(), bp, 0, d.K, d.N, d.N, p.N),
+                kernel(args, p.M, p.N, p.K, ap, bp, cp),
+                copy_rows(cp, 0, c.whole(), c.data_offset_bytes(), d.M, d.N, p.N, d.N)};
+      },
+      stage.out);
+}
+
+template <typename T>
+lab::Result run_variant(lab::Env& env, const Variant& variant, const Tuning& t,
+                        const lab::Stage& stage, const Problem<T>& problem, Buffers<T>& buffers,
+                        const Peak& peak) {
   const Dims& d = problem.dims;
-  lab::Env& env = context.env;
   const bool is_float = std::is_floating_point_v<T>;
   const std::string real = is_float ? "float" : "int";
-  const Tuning& t = context.tuning;
   // EDGES=pad with sizes that are not multiples of the tiles: A and B are copied into buffers
   // padded with zeros to whole tiles, the exact kernel (no bounds checks, whole vectors) runs on
   // them, and C is copied back out; the copies are part of the time.
@@ -438,10 +475,9 @@ lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffe
                  int(lab::round_up(d.K, t.whole("TSK")))}
           : d;
   const lab::PreparedKernel prepared =
-      lab::prepare_kernel(env, context.options, context.out, family(), variant, run_dims, t,
+      lab::prepare_kernel(env, stage.options, stage.out, family(), variant, run_dims, t,
                           element_defines(real), signature(real), sizeof(T));
-  cl::KernelFunctor<cl_int, cl_int, cl_int, cl::Buffer, cl::Buffer, cl::Buffer> kernel(
-      prepared.kernel);
+  Launcher kernel(prepared.kernel);
 
   // C starts as the sentinel (NaN, or 0x5A5A5A5A for int) with intact guards, so an element this
   // variant leaves unwritten fails even when an earlier variant wrote it right.
@@ -454,52 +490,23 @@ lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffe
       return kernel(args, d.M, d.N, d.K, buffers.a.buffer(), buffers.b.buffer(),
                     buffers.c.buffer());
     };
-    timing = lab::time_launches(context.options, launch, context.out);
+    timing = lab::time_launches(stage.options, launch, stage.out);
   } else {
-    const std::size_t e = sizeof(T);
-    const Dims& p = run_dims;
-    cl::Buffer ap(env.context, CL_MEM_READ_WRITE, std::size_t(p.M) * p.K * e);
-    cl::Buffer bp(env.context, CL_MEM_READ_WRITE, std::size_t(p.K) * p.N * e);
-    cl::Buffer cp(env.context, CL_MEM_READ_WRITE, std::size_t(p.M) * p.N * e);
-    env.queue.enqueueFillBuffer(ap, T(0), 0, std::size_t(p.M) * p.K * e);
-    env.queue.enqueueFillBuffer(bp, T(0), 0, std::size_t(p.K) * p.N * e);
-    // Copies `rows` rows of `width` elements between row pitches `from` and `to` (elements),
-    // starting `src_at` and `dst_at` bytes into the buffers. The guarded buffers are passed whole
-    // with their data's offset: PoCL 3.1 crashes on rect copies from or to sub-buffers.
-    const auto copy_rows = [&](const cl::Buffer& src, std::size_t src_at, const cl::Buffer& dst,
-                               std::size_t dst_at, int rows, int width, int from, int to) {
-      cl::Event event;
-      env.queue.enqueueCopyBufferRect(
-          src, dst, {src_at, 0, 0}, {dst_at, 0, 0}, {std::size_t(width) * e, std::size_t(rows), 1},
-          std::size_t(from) * e, 0, std::size_t(to) * e, 0, nullptr, &event);
-      return event;
-    };
-    const auto& a = buffers.a;
-    const auto& b = buffers.b;
-    const auto& c = buffers.c;
-    timing = lab::time_launch_span(
-        context.options,
-        [&]() -> std::vector<cl::Event> {
-          return {copy_rows(a.whole(), a.data_offset_bytes(), ap, 0, d.M, d.K, d.K, p.K),
-                  copy_rows(b.whole(), b.data_offset_bytes(), bp, 0, d.K, d.N, d.N, p.N),
-                  kernel(args, p.M, p.N, p.K, ap, bp, cp),
-                  copy_rows(cp, 0, c.whole(), c.data_offset_bytes(), d.M, d.N, p.N, d.N)};
-        },
-        context.out);
+    timing = time_padded(kernel, args, d, run_dims, buffers, env, stage);
   }
   lab::CheckResult check;
   {
     const lab::Mapping<T> C = buffers.c.fetch(env.queue);
-    check = check_result(C.data(), problem, "C (" + variant.name + ")", context.err);
+    check = check_result(C.data(), problem, "C (" + variant.name + ")", stage.err);
   }
   const lab::GuardCheck guard = buffers.c.check_guards(env.queue);
   const std::string outside = lab::describe_guard_writes(
       guard, "C (" + variant.name + ")",
       "the launch is padded to whole work-groups or tiles, and work-items outside C need the "
       "bounds check on i and j");
-  if (!outside.empty()) context.err << "matmul: " << outside << "\n";
-  lab::Result row = make_result(variant.name, d, timing, check, is_float ? context.peak : Peak{});
-  row.tunables = context.tuning.row(variant.tunables);
+  if (!outside.empty()) stage.err << "matmul: " << outside << "\n";
+  lab::Result row = make_result(variant.name, d, timing, check, is_float ? peak : Peak{});
+  row.tunables = t.row(variant.tunables);
   if (pad) {
     row.note = "padded to " + run_dims.text() +
                ": copies in, the exact kernel, a copy out, first start to last end";
@@ -548,9 +555,10 @@ template lab::CheckResult check_result<float>(const float*, const Problem<float>
                                               const std::string&, std::ostream&);
 template lab::CheckResult check_result<int>(const int*, const Problem<int>&, const std::string&,
                                             std::ostream&);
-template lab::Result run_variant<float>(const Variant&, const Problem<float>&, Buffers<float>&,
-                                        Context&);
-template lab::Result run_variant<int>(const Variant&, const Problem<int>&, Buffers<int>&, Context&);
+template lab::Result run_variant<float>(lab::Env&, const Variant&, const Tuning&, const lab::Stage&,
+                                        const Problem<float>&, Buffers<float>&, const Peak&);
+template lab::Result run_variant<int>(lab::Env&, const Variant&, const Tuning&, const lab::Stage&,
+                                      const Problem<int>&, Buffers<int>&, const Peak&);
 template std::optional<lab::Result> run_sequential<float>(const Problem<float>&, std::ostream&);
 template std::optional<lab::Result> run_sequential<int>(const Problem<int>&, std::ostream&);
 

@@ -95,23 +95,15 @@ template <typename T>
 lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name,
                               std::ostream& err);
 
-// Everything one run of one variant needs.
-struct Context {
-  lab::Env& env;
-  const lab::Options& options;
-  std::ostream& out;
-  lab::Tuning tuning;
-  Peak peak;
-  std::ostream& err;  // mismatch lines and guard-zone reports (a tuner's trial discards them)
-};
-
-// Builds the variant's kernel with its tunables as -D and checks the launch against the device
-// (lab::prepare_kernel), launches it (warm-up, timed repetitions) and compares every element of C
-// with the reference. Throws UsageError or RuntimeError when the variant cannot run with these
-// sizes and tunables on this device.
+// One row with one tuning, printing where `stage` says: builds the variant's kernel with its
+// tunables as -D and checks the launch against the device (lab::prepare_kernel), launches it
+// (warm-up, timed repetitions) and compares every element of C with the reference. Throws
+// UsageError or RuntimeError when the variant cannot run with these sizes and tunables on this
+// device.
 template <typename T>
-lab::Result run_variant(const Variant& variant, const Problem<T>& problem, Buffers<T>& buffers,
-                        Context& context);
+lab::Result run_variant(lab::Env& env, const Variant& variant, const lab::Tuning& tuning,
+                        const lab::Stage& stage, const Problem<T>& problem, Buffers<T>& buffers,
+                        const Peak& peak);
 
 // The sequential host loop (seed 002's "Sequential C"), timed once on the host clock and checked
 // like a variant; empty with a note to `out` when it would take too long.

@@ -3,6 +3,7 @@
 // reference within the rounding bound of its own summation tree and timed from events.
 #include "peers.hpp"
 #include "reduction_family.hpp"
+#include "reference.hpp"
 
 #include "lab/lab.hpp"
 
@@ -57,186 +58,67 @@ Finisher make_finisher(lab::Env& env, const lab::Options& opt, const std::string
   return f;
 }
 
-// gamma_h = h u / (1 - h u): the worst-case relative rounding of a chain of h operations in
-// float (u = 2^-24); infinite when h u >= 1.
-double gamma(std::uint64_t h) {
-  const double hu = double(h) * std::ldexp(1.0, -24);
-  return hu < 1 ? hu / (1 - hu) : std::numeric_limits<double>::infinity();
-}
-
-// The terms of the sum and what the host knows of it: x and y (uniform in [0, 1) for float, so a
-// long float sum loses digits; in [-R, R] for int, with R small enough that no partial sum can
-// overflow 32 bits), the exact sum in double, the sum of the terms' magnitudes (which scales
-// every rounding bound), and the lecture's sequential loop in the element type with its error.
+// One row's run with one tuning: the kernel timed from its events, the whole reduction (the
+// kernel, the finish, the total on the host) timed on the host, and the total checked against the
+// rounding bound of the row's own summation tree.
 template <typename T>
-struct Terms {
-  lab::HostVector<T> x, y;
-  double reference = 0, magnitude = 0;
-  T host_loop = 0;
-  double host_error = 0, host_bound = 0;
-  int range = 0;  // R for int
-};
+struct RunRow {
+  lab::Env& env;
+  const reduction::Terms<T>& terms;
+  lab::GuardedBuffer<T>& x;
+  lab::GuardedBuffer<T>& y;
+  lab::GuardedBuffer<T>& partial;
+  lab::GuardedBuffer<T>& result;
+  const lab::Defines& defines;
+  const Finisher* finisher;  // null: the host adds the partial sums
 
-template <typename T>
-Terms<T> make_terms(const Settings& s, std::uint64_t seed, std::ostream& out) {
-  const bool is_float = std::is_floating_point_v<T>;
-  const bool dot = s.op == "dot";
-  const std::uint64_t n = s.n;
-  Terms<T> terms;
-  const double int_limit = double(std::numeric_limits<std::int32_t>::max());
-  terms.range = static_cast<int>(std::min(
-      9.0, dot ? std::floor(std::sqrt(int_limit / double(n))) : std::floor(int_limit / double(n))));
-  if (!is_float && terms.range < 1) {
-    throw lab::UsageError("an int " + s.op + " of " + std::to_string(n) +
-                          " elements could overflow 32 bits: use --dtype float or a smaller -n");
-  }
-  const double low = is_float ? 0 : -terms.range, high = is_float ? 1 : terms.range;
-  terms.x = lab::random_vector<T>(n, lab::derive_seed(seed, 0), T(low), T(high));
-  terms.y = lab::random_vector<T>(n, lab::derive_seed(seed, 1), T(low), T(high));
-  const auto& x = terms.x;
-  const auto& y = terms.y;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const double term = dot ? double(x[i]) * double(y[i]) : double(x[i]);
-    terms.reference += term;
-    terms.magnitude += std::fabs(term);
-    terms.host_loop += dot ? T(x[i] * y[i]) : x[i];
-  }
-  const std::uint64_t product = dot && is_float ? 1 : 0;  // a float product rounds once more
-  terms.host_error = std::fabs(double(terms.host_loop) - terms.reference);
-  terms.host_bound = is_float ? gamma(n - 1 + product) * terms.magnitude : 0;
-  out << (dot ? "x·y" : "sum x") << ", n = " << n << ", " << (is_float ? "float" : "int")
-      << "; reference " << terms.reference << " (double" << (is_float ? "" : ", exact") << ")\n";
-  if (is_float) {
-    out << "Sequential float loop on the host: error " << terms.host_error;
-    if (std::isfinite(terms.host_bound)) {
-      out << " (its bound " << terms.host_bound << " = gamma_" << (n - 1 + product)
-          << " * sum |terms|)\n";
-    } else {
-      out << " (no bound: n u >= 1, so a float running sum can lose every digit)\n";
-    }
-  }
-  return terms;
-}
-
-template <typename T>
-int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptions& tunable_options,
-        const lab::Tuning& defaults) {
-  const auto& opt = cli.options();
-  const reduction::Family& family = reduction::family();
-  const bool is_float = std::is_floating_point_v<T>;
-  const bool dot = s.op == "dot";
-  const std::string real = is_float ? "float" : "int";
-  const std::uint64_t n = s.n;
-
-  // 3. Host data, the reference in double (exact for int), and the plain float loop
-  const Terms<T> terms = make_terms<T>(s, opt.seed, cli.out());
-  const lab::HostVector<T>& x = terms.x;
-  const lab::HostVector<T>& y = terms.y;
-  const double reference = terms.reference, magnitude = terms.magnitude;
-  const double product = dot && is_float ? 1 : 0;  // a float product rounds once more
-
-  // 4. Each chosen variant's tuning (the defaults, the cache, the command line; every candidate
-  //    with --tune); an int-only variant is left out for float, with the reason
-  lab::VariantDriver driver(
-      cli, env, family, s.variant, tunable_options, defaults, s.dtype + (dot ? " dot" : " sum"),
-      double(n), [&](const reduction::Variant& v) { return reduction::cannot_run(v, s.dtype); });
-  //    Buffers: x and y copied once, with guard zones as long as the furthest launch reaches;
-  //    the partial sums and the total start as the sentinel
-  std::uint64_t reach = 0, max_groups = 1;
-  driver.each_launch([&](const reduction::Variant& v, const lab::Tuning& t) {
-    reach = std::max(reach, v.covers(n, t)[0] - n);
-    max_groups = std::max(max_groups, v.extra.groups(n, t));
-  });
-  lab::GuardedBuffer<T> x_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, reach, x.data());
-  lab::GuardedBuffer<T> y_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, reach, y.data());
-  lab::GuardedBuffer<T> partial(env, lab::BufferMode::write, CL_MEM_READ_WRITE, max_groups, 0);
-  lab::GuardedBuffer<T> result(env, lab::BufferMode::write, CL_MEM_READ_WRITE, 1, 0);
-  const cl::Buffer& second = dot ? y_buf.buffer() : x_buf.buffer();  // a sum reads x only
-  const lab::Defines defines = {{"REAL", real, "--dtype"}, {"DOT", dot ? "1" : "0", "--op"}};
-  const bool device_finish = s.finish == "device";
-  Finisher finisher;
-  if (device_finish) finisher = make_finisher(env, opt, real, sizeof(T), cli.out());
-  const double bytes = double(n) * sizeof(T) * (dot ? 2 : 1);
-  // A row's name, size, times and rates: GB/s of terms read and G elements/s.
-  const auto timed_row = [&](const std::string& name, const lab::Timing& timing) {
-    lab::Result row;
-    row.variant = name;
-    row.size = "n=" + std::to_string(n);
-    lab::set_timing(row, timing);
-    row.rate = lab::gigabytes_per_second(bytes, timing.time.median);
-    row.unit = "GB/s";
-    row.elements_per_s = double(n) / timing.time.median / 1e9;
-    return row;
-  };
-
-  // 5-7. One variant with one tuning: build, run, verify (a tuner's trial quietly)
-  const auto run_variant = [&](const reduction::Variant& v, const lab::Tuning& t,
-                               const lab::Stage& stage) {
-    const std::uint64_t local = t.whole(v.extra.local);
-    const lab::PreparedKernel prepared = lab::prepare_kernel(
-        env, stage.options, stage.out, family, v, n, t, defines, signature(v, real), sizeof(T));
+  lab::Result operator()(const reduction::Variant& v, const lab::Tuning& t,
+                         const lab::Stage& stage) const {
+    const std::uint64_t n = terms.x.size();
+    const std::string real = std::is_floating_point_v<T> ? "float" : "int";
+    const lab::PreparedKernel prepared =
+        lab::prepare_kernel(env, stage.options, stage.out, reduction::family(), v, n, t, defines,
+                            signature(v, real), sizeof(T));
     cl::Kernel kernel = prepared.kernel;
-    const std::uint64_t groups = v.extra.groups(n, t);
     kernel.setArg(0, cl_ulong(n));
-    kernel.setArg(1, x_buf.buffer());
-    kernel.setArg(2, second);
+    kernel.setArg(1, x.buffer());
+    kernel.setArg(2, terms.dot ? y.buffer() : x.buffer());  // a sum reads x only
     kernel.setArg(3, v.extra.one_pass ? result.buffer() : partial.buffer());
-    if (v.extra.scratch) kernel.setArg(4, cl::Local(local * sizeof(T)));
-    const cl::NDRange global = lab::to_ndrange(prepared.range.global);
-    const cl::NDRange group = lab::to_ndrange(prepared.range.local);
-
+    if (v.extra.scratch) kernel.setArg(4, cl::Local(t.whole(v.extra.local) * sizeof(T)));
     partial.reset(env.queue);
     result.reset(env.queue);
     const auto launch = [&] {
-      if (v.extra.one_pass) {
-        env.queue.enqueueFillBuffer(result.buffer(), T(0), 0, sizeof(T));
-      }
+      if (v.extra.one_pass) env.queue.enqueueFillBuffer(result.buffer(), T(0), 0, sizeof(T));
       cl::Event event;
-      env.queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, group, nullptr, &event);
+      env.queue.enqueueNDRangeKernel(kernel, cl::NullRange, lab::to_ndrange(prepared.range.global),
+                                     lab::to_ndrange(prepared.range.local), nullptr, &event);
       return event;
     };
-    // The whole reduction, as a program would run it: the kernel, the finish on the device or
-    // on the host (the lecture's loop over the partial sums), and the total on the host.
+    const std::uint64_t groups = v.extra.groups(n, t);
     T total = 0;
     lab::HostVector<T> partials(groups);
     const auto end_to_end = [&] {
       launch();
-      if (v.extra.one_pass || device_finish) {
-        if (!v.extra.one_pass) {
-          finisher.kernel.setArg(0, cl_ulong(groups));
-          finisher.kernel.setArg(1, partial.buffer());
-          finisher.kernel.setArg(2, result.buffer());
-          finisher.kernel.setArg(3, cl::Local(finisher.local * sizeof(T)));
-          env.queue.enqueueNDRangeKernel(finisher.kernel, cl::NullRange,
-                                         cl::NDRange(finisher.local), cl::NDRange(finisher.local));
-        }
-        env.queue.enqueueReadBuffer(result.buffer(), CL_TRUE, 0, sizeof(T), &total);
-        return;
-      }
-      env.queue.enqueueReadBuffer(partial.buffer(), CL_TRUE, 0, groups * sizeof(T),
-                                  partials.data());
-      total = 0;
-      for (std::uint64_t g = 0; g < groups; ++g) total += partials[g];
+      total = finish(v, partials);
     };
     const lab::Timing timing = lab::time_launches(stage.options, launch, stage.out);
     // The tuner's trials time the kernel only; the total comes from one end-to-end run.
     const lab::Timing whole = stage.trial ? lab::time_on_host(0, 1, end_to_end)
                                           : lab::time_on_host(stage.options, end_to_end);
 
-    // The rounding bound of this variant's own summation tree: the kernel's chain, the finish's,
-    // and the product's rounding for a float dot product.
+    // The height of this row's summation tree: the kernel's chain, the finish's, and the
+    // product's rounding for a float dot product.
     const std::uint64_t finish_chain =
         v.extra.one_pass ? 0
-        : device_finish  ? lab::ceil_div(groups, finisher.local) + lab::log2_ceil(finisher.local)
+        : finisher       ? lab::ceil_div(groups, finisher->local) + lab::log2_ceil(finisher->local)
                          : groups - 1;
-    const std::uint64_t height = v.extra.chain(n, t) + finish_chain + std::uint64_t(product);
-    const double allowed_error = is_float ? gamma(height) * magnitude : 0;
-    const lab::CheckResult check = lab::compare_each(
-        &total, &reference, 1, [&](std::size_t) { return allowed_error; }, stage.err,
-        "total (" + v.name + ")");
+    const std::uint64_t height = v.extra.chain(n, t) + finish_chain + terms.product_rounding();
+    std::string note;
+    const lab::CheckResult check =
+        reduction::check_total(terms, total, height, "total (" + v.name + ")", stage.err, note);
     // Only where there are guard zones (not under Oclgrind), and only for an overflow: a NaN
     // total comes from the sentinel, which the mismatch line explains.
-    if (is_float && !check.passed() && !lab::is_oclgrind(env.platform) &&
+    if (std::is_floating_point_v<T> && !check.passed() && !lab::is_oclgrind(env.platform) &&
         std::fabs(double(total)) >= 1e30) {
       stage.err << "reduction: a total of " << double(total)
                 << " is what adding the guard zones' 3.4e38 past the end of x gives: the "
@@ -247,42 +129,87 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
         guard, "the partial sums", "each group writes one partial sum, partial[group id]");
     if (!outside.empty()) stage.err << "reduction: " << outside << "\n";
 
-    lab::Result row = timed_row(v.name, timing);
+    lab::Result row = lab::bandwidth_row(v.name, "n=" + std::to_string(n), timing,
+                                         bytes_read(terms), check, guard.total());
+    row.elements_per_s = double(n) / timing.time.median / 1e9;
     row.end_to_end = whole.time;
     row.tunables = t.row(v.tunables);
-    row.out_of_bounds = guard.total();
-    lab::set_check(row, check);
-    if (is_float) {
-      char text[120];
-      std::snprintf(text, sizeof text, "error %.3g (allowed %.3g, tree height %llu)",
-                    std::fabs(double(total) - reference), allowed_error,
-                    static_cast<unsigned long long>(height));
-      row.note = text;
+    row.note = note;
+    return row;
+  }
+
+  // The total from the kernel's output: its own (one pass), the device finish's, or the host's
+  // loop over the partial sums (the lecture's).
+  T finish(const reduction::Variant& v, lab::HostVector<T>& partials) const {
+    const std::uint64_t groups = partials.size();
+    T total = 0;
+    if (!v.extra.one_pass && finisher == nullptr) {
+      env.queue.enqueueReadBuffer(partial.buffer(), CL_TRUE, 0, groups * sizeof(T),
+                                  partials.data());
+      for (std::uint64_t g = 0; g < groups; ++g) total += partials[g];
+      return total;
     }
-    return std::optional<lab::Result>(row);
+    if (!v.extra.one_pass) {
+      cl::Kernel k = finisher->kernel;
+      k.setArg(0, cl_ulong(groups));
+      k.setArg(1, partial.buffer());
+      k.setArg(2, result.buffer());
+      k.setArg(3, cl::Local(finisher->local * sizeof(T)));
+      env.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(finisher->local),
+                                     cl::NDRange(finisher->local));
+    }
+    env.queue.enqueueReadBuffer(result.buffer(), CL_TRUE, 0, sizeof(T), &total);
+    return total;
+  }
+
+  // Bytes of terms read: n elements, twice for a dot product.
+  static double bytes_read(const reduction::Terms<T>& terms) {
+    return double(terms.x.size()) * sizeof(T) * (terms.dot ? 2 : 1);
+  }
+};
+
+template <typename T>
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOptions& tuning_options,
+        const lab::Tuning& defaults) {
+  const auto& opt = cli.options();
+  const std::string real = std::is_floating_point_v<T> ? "float" : "int";
+  const std::uint64_t n = s.n;
+
+  // 3. Host data, the reference in double (exact for int), and the plain float loop
+  const reduction::Terms<T> terms = reduction::make_terms<T>(n, s.op, opt.seed, cli.out());
+
+  // 4. Each chosen variant's tuning (the defaults, the cache, the command line; every candidate
+  //    with --tune); an int-only variant is left out for float, with the reason
+  lab::VariantDriver driver(
+      cli, env, reduction::family(), s.variant, tuning_options, defaults,
+      s.dtype + (terms.dot ? " dot" : " sum"), double(n),
+      [&](const reduction::Variant& v) { return reduction::cannot_run(v, s.dtype); });
+  //    Buffers: x and y copied once, with guard zones as long as the furthest launch reaches;
+  //    the partial sums and the total start as the sentinel
+  std::uint64_t reach = 0, max_groups = 1;
+  driver.each_launch([&](const reduction::Variant& v, const lab::Tuning& t) {
+    reach = std::max(reach, v.covers(n, t)[0] - n);
+    max_groups = std::max(max_groups, v.extra.groups(n, t));
+  });
+  const auto copied = [&](const lab::HostVector<T>& host) {
+    return lab::GuardedBuffer<T>(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, reach,
+                                 host.data());
   };
-  std::vector<lab::Result> rows = driver.run("GB/s", n, run_variant);
+  lab::GuardedBuffer<T> x = copied(terms.x), y = copied(terms.y);
+  lab::GuardedBuffer<T> partial(env, lab::BufferMode::write, CL_MEM_READ_WRITE, max_groups, 0);
+  lab::GuardedBuffer<T> result(env, lab::BufferMode::write, CL_MEM_READ_WRITE, 1, 0);
+  const lab::Defines defines = {{"REAL", real, "--dtype"}, {"DOT", terms.dot ? "1" : "0", "--op"}};
+  std::optional<Finisher> finisher;
+  if (s.finish == "device") finisher = make_finisher(env, opt, real, sizeof(T), cli.out());
+
+  // 5-7. Each variant with its tuning: build, run, verify
+  std::vector<lab::Result> rows = driver.run(
+      "GB/s", n,
+      RunRow<T>{env, terms, x, y, partial, result, defines, finisher ? &*finisher : nullptr});
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {
-      const double any_order = gamma(n + std::uint64_t(product)) * magnitude;
-      for (auto peer : {reduction::run_openblas(x, y, dot, opt, cli.out()),
-                        reduction::run_clblast(env, x_buf.buffer(), y_buf.buffer(), result.buffer(),
-                                               n, dot, opt, cli.out())}) {
-        if (!peer) continue;
-        const lab::CheckResult check = lab::compare_each(
-            &peer->total, &reference, 1, [&](std::size_t) { return any_order; }, std::cerr,
-            "total (" + peer->name + ")");
-        lab::Result row = timed_row(peer->name, peer->timing);
-        lab::set_check(row, check);
-        char text[120];
-        if (std::isfinite(any_order)) {
-          std::snprintf(text, sizeof text, "error %.3g (allowed %.3g, any order)",
-                        std::fabs(double(peer->total) - reference), any_order);
-        } else {
-          std::snprintf(text, sizeof text, "error %.3g (its order is unknown: no bound at this n)",
-                        std::fabs(double(peer->total) - reference));
-        }
-        row.note = peer->note + (peer->note.empty() ? "" : "; ") + text;
+      for (lab::Result& row : reduction::peer_rows(env, terms, x.buffer(), y.buffer(),
+                                                   result.buffer(), opt, cli.out())) {
         rows.push_back(row);
       }
     }
@@ -292,23 +219,24 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TunableOptio
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
   lab::Report report("reduction", env.device_name());
   lab::add_against_copy(report, rows, copy, "single");
-  report.details()["n"] = n;
-  report.details()["op"] = s.op;
-  report.details()["dtype"] = s.dtype;
-  report.details()["finish"] = s.finish;
-  report.details()["reference"] = reference;
-  report.details()["sum_of_absolute_terms"] = magnitude;
-  report.details()["tolerance"] =
-      is_float ? "gamma_h * sum |terms|, gamma_h = h u / (1 - h u), u = 2^-24, h the height of the "
-                 "variant's summation tree (its kernel, the finish, and the product for dot)"
-               : "exact";
-  if (is_float) {
-    report.details()["host_float_loop"] = {
+  auto& details = report.details();
+  details["n"] = n;
+  details["op"] = s.op;
+  details["dtype"] = s.dtype;
+  details["finish"] = s.finish;
+  details["reference"] = terms.reference;
+  details["sum_of_absolute_terms"] = terms.magnitude;
+  if constexpr (std::is_floating_point_v<T>) {
+    details["tolerance"] =
+        "gamma_h * sum |terms|, gamma_h = h u / (1 - h u), u = 2^-24, h the height of the "
+        "variant's summation tree (its kernel, the finish, and the product for dot)";
+    details["host_float_loop"] = {
         {"total", terms.host_loop}, {"error", terms.host_error}, {"bound", terms.host_bound}};
   } else {
-    report.details()["int_range"] = terms.range;
+    details["tolerance"] = "exact";
+    details["int_range"] = terms.range;
   }
-  report.details()["copy"] = copy.details;
+  details["copy"] = copy.details;
   report.print(cli.format(), std::cout);
   return report.exit_code();
 }
@@ -331,23 +259,23 @@ int main(int argc, char** argv) {
                        "Who adds the per-group partial sums: the host (as in the lecture) or a "
                        "second kernel on the device",
                        {"host", "device"});
-        lab::TunableOptions tunable_options(cli, family.tunables);
+        lab::TuningOptions tuning_options(cli, family.tunables);
         cli.add_flag("--peers", s.peers,
                      "Also time OpenBLAS (host) and CLBlast (device) sdot/ssum, when installed");
         cli.parse();
-        tunable_options.check();
+        tuning_options.check();
         const auto& opt = cli.options();
         // An int-only variant is skipped for float (below), so its kernel file is not needed.
         lab::check_kernel_options(opt, family, s.variant, [&](const reduction::Variant& v) {
           return reduction::cannot_run(v, s.dtype).empty();
         });
-        lab::check_tunables_used(tunable_options, family, s.variant, lab::notes());
+        lab::check_tunables_used(tuning_options, family, s.variant, lab::notes());
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
         const lab::Tuning defaults = reduction::default_tuning(env.device);
         lab::check_memory(env, s.n * 4, 2, 4, "-n");  // x and y (+ copy), host x, y, ...
-        return s.dtype == "int" ? run<int>(cli, env, s, tunable_options, defaults)
-                                : run<float>(cli, env, s, tunable_options, defaults);
+        return s.dtype == "int" ? run<int>(cli, env, s, tuning_options, defaults)
+                                : run<float>(cli, env, s, tuning_options, defaults);
       });
 }

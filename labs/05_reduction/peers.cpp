@@ -3,6 +3,7 @@
 
 #include "lab/peers.hpp"
 
+#include <iostream>
 #include <limits>
 
 namespace reduction {
@@ -76,6 +77,26 @@ std::optional<PeerRun> run_clblast(lab::Env& env, const cl::Buffer& x, const cl:
   env.queue.enqueueReadBuffer(result, CL_TRUE, 0, sizeof(float), &run.total);
   run.note = "timed on the host clock up to clFinish";
   return run;
+}
+
+std::vector<lab::Result> peer_rows(lab::Env& env, const Terms<float>& terms, const cl::Buffer& x,
+                                   const cl::Buffer& y, const cl::Buffer& result,
+                                   const lab::Options& options, std::ostream& out) {
+  const std::uint64_t n = terms.x.size();
+  std::vector<lab::Result> rows;
+  for (auto peer : {run_openblas(terms.x, terms.y, terms.dot, options, out),
+                    run_clblast(env, x, y, result, n, terms.dot, options, out)}) {
+    if (!peer) continue;
+    std::string note;
+    const lab::CheckResult check =
+        check_any_order(terms, peer->total, "total (" + peer->name + ")", std::cerr, note);
+    lab::Result row = lab::bandwidth_row(peer->name, "n=" + std::to_string(n), peer->timing,
+                                         double(n) * sizeof(float) * (terms.dot ? 2 : 1), check, 0);
+    row.elements_per_s = double(n) / peer->timing.time.median / 1e9;
+    row.note = peer->note + (peer->note.empty() ? "" : "; ") + note;
+    rows.push_back(row);
+  }
+  return rows;
 }
 
 }  // namespace reduction

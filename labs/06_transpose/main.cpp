@@ -7,6 +7,7 @@
 #include "lab/peers.hpp"
 
 #include <iostream>
+#include <optional>
 #include <type_traits>
 
 namespace {
@@ -22,13 +23,90 @@ using ClblastSomatcopy = int (*)(int, int, std::size_t, std::size_t, float, cl_m
                                  std::size_t, cl_mem, std::size_t, std::size_t, cl_command_queue*,
                                  cl_event*);
 
+// One row's run with one tuning: the kernel built and checked, timed from events, and every
+// element of B compared with A transposed (A itself for copy).
+template <typename T>
+struct RunRow {
+  lab::Env& env;
+  const transpose::Dims& dims;
+  lab::GuardedBuffer<T>& a;
+  lab::GuardedBuffer<T>& b;
+  const lab::HostVector<T>& A;
+  const lab::HostVector<T>& At;
+
+  lab::Result operator()(const transpose::Variant& v, const lab::Tuning& t,
+                         const lab::Stage& stage) const {
+    const std::string real = std::is_floating_point_v<T> ? "float" : "int";
+    const lab::PreparedKernel prepared =
+        lab::prepare_kernel(env, stage.options, stage.out, transpose::family(), v, dims, t,
+                            {{"REAL", real, "--dtype"}}, transpose::signature(real), sizeof(T));
+    cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> kernel(prepared.kernel);
+    const cl::EnqueueArgs args(env.queue, lab::to_ndrange(prepared.range.global),
+                               lab::to_ndrange(prepared.range.local));
+    b.reset(env.queue);
+    const lab::Timing timing = lab::time_launches(
+        stage.options,
+        [&] { return kernel(args, dims.height, dims.width, a.buffer(), b.buffer()); }, stage.out);
+    const bool transposes = v.extra.transposes;
+    lab::CheckResult check;
+    {
+      const lab::Mapping<T> B = b.fetch(env.queue);
+      check = lab::compare(B.data(), transposes ? At.data() : A.data(), A.size(),
+                           lab::Tolerance::exact(), stage.err, "B (" + v.name + ")",
+                           std::size_t(transposes ? dims.height : dims.width));
+    }
+    const lab::GuardCheck guard = b.check_guards(env.queue);
+    const std::string outside = lab::describe_guard_writes(
+        guard, "B (" + v.name + ")",
+        "the launch is padded to whole tiles, and work-items outside the matrix need the bounds "
+        "checks on both indices");
+    if (!outside.empty()) stage.err << "transpose: " << outside << "\n";
+    lab::Result row = lab::bandwidth_row(
+        v.name, dims.text(), timing, transpose::family().work(dims).bytes, check, guard.total());
+    row.tunables = t.row(v.tunables);
+    return row;
+  }
+};
+
+// CLBlast's transpose (omatcopy) of the same A into B, when installed: timed on the host clock
+// up to clFinish (CLBlast may run more than one kernel), B checked against At.
+std::optional<lab::Result> clblast_row(lab::Env& env, const lab::Options& opt,
+                                       const transpose::Dims& dims, lab::GuardedBuffer<float>& a,
+                                       lab::GuardedBuffer<float>& b,
+                                       const lab::HostVector<float>& At, std::ostream& out) {
+  const auto omatcopy = reinterpret_cast<ClblastSomatcopy>(
+      lab::load_symbol("libclblast.so.1", "CLBlastSomatcopy", out));
+  if (omatcopy == nullptr) return std::nullopt;
+  b.reset(env.queue);
+  const lab::Timing timing = lab::time_on_host(opt, [&] {
+    cl_command_queue queue = env.queue();
+    cl_event event = nullptr;
+    const int status =
+        omatcopy(lab::kRowMajor, kTranspose, dims.height, dims.width, 1.0f, a.buffer()(), 0,
+                 dims.width, b.buffer()(), 0, dims.height, &queue, &event);
+    if (status != 0) {
+      throw lab::RuntimeError("CLBlastSomatcopy failed with status " + std::to_string(status));
+    }
+    env.queue.finish();
+    if (event != nullptr) ::clReleaseEvent(event);
+  });
+  lab::CheckResult check;
+  {
+    const lab::Mapping<float> B = b.fetch(env.queue);
+    check = lab::compare(B.data(), At.data(), At.size(), lab::Tolerance::exact(), std::cerr,
+                         "B (CLBlast)", std::size_t(dims.height));
+  }
+  lab::Result row = lab::bandwidth_row("CLBlast omatcopy", dims.text(), timing,
+                                       transpose::family().work(dims).bytes, check, 0);
+  row.note = "timed on the host clock up to clFinish";
+  return row;
+}
+
 template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& dims,
-        const lab::TunableOptions& tunable_options, const lab::Tuning& defaults) {
+        const lab::TuningOptions& tuning_options, const lab::Tuning& defaults) {
   const auto& opt = cli.options();
   const transpose::Family& family = transpose::family();
-  const bool is_float = std::is_floating_point_v<T>;
-  const std::string real = is_float ? "float" : "int";
   const std::uint64_t elements = dims.elements();
 
   // 3. Host data and the two references: A itself (for copy) and A transposed
@@ -47,7 +125,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
 
   // 4. Each chosen variant's tuning (the defaults, the cache, the command line; every candidate
   //    with --tune), and buffers with guard zones as long as the furthest padded launch reaches
-  lab::VariantDriver driver(cli, env, family, s.variant, tunable_options, defaults, s.dtype,
+  lab::VariantDriver driver(cli, env, family, s.variant, tuning_options, defaults, s.dtype,
                             double(elements));
   transpose::Reach reach;
   driver.each_launch([&](const transpose::Variant& v, const lab::Tuning& t) {
@@ -57,77 +135,13 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
   lab::GuardedBuffer<T> a_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, elements, reach.a,
                               A.data());
   lab::GuardedBuffer<T> b_buf(env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, elements, reach.b);
-  const double bytes = family.work(dims).bytes;  // read A, write B
 
   // 5-7. Each variant with its tuning: build, run, verify
-  std::vector<lab::Result> rows = driver.run(
-      "GB/s", dims,
-      [&](const transpose::Variant& v, const lab::Tuning& t, const lab::Stage& stage) {
-        const lab::PreparedKernel prepared = lab::prepare_kernel(
-            env, stage.options, stage.out, family, v, dims, t, {{"REAL", real, "--dtype"}},
-            {"",
-             {{"", "int", "height"},
-              {"", "int", "width"},
-              {"global", real + "*", "A"},
-              {"global", real + "*", "B"}}},
-            sizeof(T));
-        cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> kernel(prepared.kernel);
-        const cl::EnqueueArgs args(env.queue, lab::to_ndrange(prepared.range.global),
-                                   lab::to_ndrange(prepared.range.local));
-        b_buf.reset(env.queue);
-        const lab::Timing timing = lab::time_launches(
-            stage.options,
-            [&] { return kernel(args, dims.height, dims.width, a_buf.buffer(), b_buf.buffer()); },
-            stage.out);
-        const bool transposes = v.extra.transposes;
-        lab::CheckResult check;
-        {
-          const lab::Mapping<T> B = b_buf.fetch(env.queue);
-          check = lab::compare(B.data(), transposes ? At.data() : A.data(), elements,
-                               lab::Tolerance::exact(), stage.err, "B (" + v.name + ")",
-                               std::size_t(transposes ? dims.height : dims.width));
-        }
-        const lab::GuardCheck guard = b_buf.check_guards(env.queue);
-        const std::string outside = lab::describe_guard_writes(
-            guard, "B (" + v.name + ")",
-            "the launch is padded to whole tiles, and work-items outside the matrix need the "
-            "bounds checks on both indices");
-        if (!outside.empty()) stage.err << "transpose: " << outside << "\n";
-        lab::Result row =
-            lab::bandwidth_row(v.name, dims.text(), timing, bytes, check, guard.total());
-        row.tunables = t.row(v.tunables);
-        return row;
-      });
+  std::vector<lab::Result> rows =
+      driver.run("GB/s", dims, RunRow<T>{env, dims, a_buf, b_buf, A, At});
   if constexpr (std::is_same_v<T, float>) {
     if (s.peers) {
-      const auto omatcopy = reinterpret_cast<ClblastSomatcopy>(
-          lab::load_symbol("libclblast.so.1", "CLBlastSomatcopy", cli.out()));
-      if (omatcopy != nullptr) {
-        b_buf.reset(env.queue);
-        const lab::Timing timing = lab::time_on_host(opt, [&] {
-          cl_command_queue queue = env.queue();
-          cl_event event = nullptr;
-          const int status =
-              omatcopy(lab::kRowMajor, kTranspose, dims.height, dims.width, 1.0f, a_buf.buffer()(),
-                       0, dims.width, b_buf.buffer()(), 0, dims.height, &queue, &event);
-          if (status != 0) {
-            throw lab::RuntimeError("CLBlastSomatcopy failed with status " +
-                                    std::to_string(status));
-          }
-          env.queue.finish();
-          if (event != nullptr) ::clReleaseEvent(event);
-        });
-        lab::CheckResult check;
-        {
-          const lab::Mapping<T> B = b_buf.fetch(env.queue);
-          check = lab::compare(B.data(), At.data(), elements, lab::Tolerance::exact(), std::cerr,
-                               "B (CLBlast)", std::size_t(dims.height));
-        }
-        lab::Result row =
-            lab::bandwidth_row("CLBlast omatcopy", dims.text(), timing, bytes, check, 0);
-        row.note = "timed on the host clock up to clFinish";
-        rows.push_back(row);
-      }
+      if (auto row = clblast_row(env, opt, dims, a_buf, b_buf, At, cli.out())) rows.push_back(*row);
     }
   }
 
@@ -157,22 +171,22 @@ int main(int argc, char** argv) {
         lab::MatrixSizeOptions size(cli, "Rows of A", "Columns of A");
         cli.add_choice("--dtype", s.dtype, "Element type: float or int", {"float", "int"});
         lab::add_variant_option(cli, family, s.variant);
-        lab::TunableOptions tunable_options(cli, family.tunables);
+        lab::TuningOptions tuning_options(cli, family.tunables);
         cli.add_flag("--peers", s.peers,
                      "Also time CLBlast's transpose (omatcopy) on the same device, when installed");
         cli.parse();
-        tunable_options.check();
+        tuning_options.check();
         const auto& opt = cli.options();
         const transpose::Dims dims = size.shape();
         lab::check_kernel_options(opt, family, s.variant);
-        lab::check_tunables_used(tunable_options, family, s.variant, lab::notes());
+        lab::check_tunables_used(tuning_options, family, s.variant, lab::notes());
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
         const lab::Tuning defaults = transpose::default_tuning(env.device);
         lab::check_memory(env, dims.elements() * 4, 2, 3, "size");
         cli.out() << "B = transpose(A), A " << dims.text() << ", " << s.dtype << "\n";
-        return s.dtype == "int" ? run<int>(cli, env, s, dims, tunable_options, defaults)
-                                : run<float>(cli, env, s, dims, tunable_options, defaults);
+        return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning_options, defaults)
+                                : run<float>(cli, env, s, dims, tuning_options, defaults);
       });
 }

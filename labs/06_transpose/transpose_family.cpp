@@ -146,4 +146,12 @@ Reach launch_reach(const Variant& variant, const Dims& d, const lab::Tuning& t) 
   return reach;
 }
 
+lab::KernelSignature signature(const std::string& real) {
+  return {"",
+          {{"", "int", "height"},
+           {"", "int", "width"},
+           {"global", real + "*", "A"},
+           {"global", real + "*", "B"}}};
+}
+
 }  // namespace transpose

@@ -36,4 +36,8 @@ struct Reach {
 };
 Reach launch_reach(const Variant& variant, const Dims& dims, const lab::Tuning& tuning);
 
+// The arguments every row takes, (int height, int width, global REAL* A, global REAL* B), with
+// REAL `real`; the coalescing lab's scan takes the same.
+lab::KernelSignature signature(const std::string& real);
+
 }  // namespace transpose

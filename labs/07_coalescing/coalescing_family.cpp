@@ -1,6 +1,11 @@
 // coalescing_family.cpp: the row-scan table.
 #include "coalescing_family.hpp"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
 namespace coalescing {
 namespace {
 
@@ -108,5 +113,33 @@ std::uint64_t launch_reach(const Variant& variant, const Dims& d, const lab::Tun
 std::string default_transpose(const cl::Device& device) {
   return (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0 ? "blocks" : "multi";
 }
+
+template <typename T>
+void row_scan(const Dims& d, const T* A, T* B, std::vector<double>* allowed) {
+  const double u = std::ldexp(1.0, -24);
+  for (int i = 0; i < d.height; ++i) {
+    const std::size_t row = std::size_t(i) * d.width;
+    if constexpr (std::is_floating_point_v<T>) {
+      double accum = 0, magnitude = 0;
+      for (int j = 0; j < d.width; ++j) {
+        const double a = A[row + j];
+        accum = a * a - accum;
+        magnitude += a * a + std::fabs(accum);
+        B[row + j] = static_cast<T>(accum);
+        (*allowed)[row + j] = 2 * u * magnitude + std::numeric_limits<float>::denorm_min();
+      }
+    } else {
+      std::uint32_t accum = 0;
+      for (int j = 0; j < d.width; ++j) {
+        const std::uint32_t a = static_cast<std::uint32_t>(A[row + j]);
+        accum = a * a - accum;
+        B[row + j] = static_cast<T>(accum);
+      }
+    }
+  }
+}
+
+template void row_scan<float>(const Dims&, const float*, float*, std::vector<double>*);
+template void row_scan<int>(const Dims&, const int*, int*, std::vector<double>*);
 
 }  // namespace coalescing

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace coalescing {
 
@@ -35,5 +36,14 @@ std::uint64_t launch_reach(const Variant& variant, const Dims& dims, const lab::
 
 // The transpose kernel the transposed variant uses unless told: blocks on a CPU, multi on others.
 std::string default_transpose(const cl::Device& device);
+
+// The sequential program on the host: B[i][j] = A[i][j]^2 - B[i][j-1], B[i][-1] = 0. For float,
+// `allowed` gets each element's error bound: every step rounds once or twice (a * a, then the
+// subtraction, or once when the compiler fuses them) and passes the earlier error on unchanged
+// (the chain only flips its sign), so the error of B[i][j] is at most 2u times the sum of
+// |A[i][k]^2| + |B[i][k]| over k <= j, u = 2^-24. For int the loop wraps as the device does, and
+// `allowed` is not used.
+template <typename T>
+void row_scan(const Dims& d, const T* A, T* B, std::vector<double>* allowed);
 
 }  // namespace coalescing

@@ -20,42 +20,133 @@ struct Settings {
   std::string transpose;  // the transpose kernel of `transposed`; "" for the device's default
 };
 
-// The sequential program: B[i][j] = A[i][j]^2 - B[i][j-1], B[i][-1] = 0. For floats, `allowed`
-// gets each element's error bound: every step rounds once or twice (a * a, then the
-// subtraction, or once when the compiler fuses them) and passes the earlier error on unchanged
-// (the chain only flips its sign), so the error of B[i][j] is at most 2u times the sum of
-// |A[i][k]^2| + |B[i][k]| over k <= j, u = 2^-24. For int the loop wraps as the device does.
+using Launcher = cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer>;
+
+// What a timed run gives beyond B: its timing, and for `transposed` the transposes' part.
+struct Timed {
+  lab::Timing timing;
+  std::string note;
+  std::uint64_t stray = 0;  // elements written into At's and Bt's guard zones
+  std::vector<lab::TunableValue> tunables;
+};
+
+// One row's run with one tuning: the scan (with a transpose before and after it for
+// `transposed`) timed from events, B checked element by element, the guard zones read.
 template <typename T>
-void row_scan(const coalescing::Dims& d, const T* A, T* B, std::vector<double>* allowed) {
-  const double u = std::ldexp(1.0, -24);
-  for (int i = 0; i < d.height; ++i) {
-    const std::size_t row = std::size_t(i) * d.width;
-    if constexpr (std::is_floating_point_v<T>) {
-      double accum = 0, magnitude = 0;
-      for (int j = 0; j < d.width; ++j) {
-        const double a = A[row + j];
-        accum = a * a - accum;
-        magnitude += a * a + std::fabs(accum);
-        B[row + j] = static_cast<T>(accum);
-        (*allowed)[row + j] = 2 * u * magnitude + std::numeric_limits<float>::denorm_min();
-      }
+struct RunRow {
+  lab::Env& env;
+  const coalescing::Dims& dims;
+  const std::string& transpose;  // the transpose kernel of `transposed`
+  lab::GuardedBuffer<T>& a;
+  lab::GuardedBuffer<T>& b;
+  const lab::HostVector<T>& want;
+  const std::vector<double>& allowed;  // per element, for float
+  std::uint64_t reach;
+  nlohmann::json& transposes;  // the report's record of the transpose kernel used
+
+  lab::Result operator()(const coalescing::Variant& v, const lab::Tuning& t,
+                         const lab::Stage& stage) const {
+    const std::string real = std::is_floating_point_v<T> ? "float" : "int";
+    const lab::PreparedKernel prepared =
+        lab::prepare_kernel(env, stage.options, stage.out, coalescing::family(), v, dims, t,
+                            {{"REAL", real, "--dtype"}}, transpose::signature(real), sizeof(T));
+    Launcher scan(prepared.kernel);
+    const cl::EnqueueArgs args(env.queue, lab::to_ndrange(prepared.range.global),
+                               lab::to_ndrange(prepared.range.local));
+    b.reset(env.queue);
+    Timed timed;
+    if (v.extra.transposes) {
+      timed = transposed(scan, args, stage);
     } else {
-      std::uint32_t accum = 0;
-      for (int j = 0; j < d.width; ++j) {
-        const std::uint32_t a = static_cast<std::uint32_t>(A[row + j]);
-        accum = a * a - accum;
-        B[row + j] = static_cast<T>(accum);
+      timed.timing = lab::time_launches(
+          stage.options,
+          [&] { return scan(args, dims.height, dims.width, a.buffer(), b.buffer()); }, stage.out);
+    }
+    lab::CheckResult check;
+    {
+      const lab::Mapping<T> B = b.fetch(env.queue);
+      if constexpr (std::is_floating_point_v<T>) {
+        check = lab::compare_each(
+            B.data(), want.data(), want.size(), [&](std::size_t i) { return allowed[i]; },
+            stage.err, "B (" + v.name + ")", std::size_t(dims.width));
+      } else {
+        check = lab::compare(B.data(), want.data(), want.size(), lab::Tolerance::exact(), stage.err,
+                             "B (" + v.name + ")", std::size_t(dims.width));
       }
     }
+    const lab::GuardCheck guard = b.check_guards(env.queue);
+    const std::string outside = lab::describe_guard_writes(
+        guard, "B (" + v.name + ")",
+        "the launch is padded to whole work-groups, and work-items past the last row or column "
+        "must not store");
+    if (!outside.empty()) stage.err << "coalescing: " << outside << "\n";
+    lab::Result row =
+        lab::bandwidth_row(v.name, dims.text(), timed.timing, coalescing::family().work(dims).bytes,
+                           check, guard.total() + timed.stray);
+    row.tunables = t.row(v.tunables);
+    row.tunables.insert(row.tunables.end(), timed.tunables.begin(), timed.tunables.end());
+    row.note = timed.note;
+    return row;
   }
-}
+
+  // A (height x width) -> At (width x height), the scan of At's columns, Bt -> B, timed from the
+  // first start to the last end: the transpose lab's kernel with its defaults for this device,
+  // built beside the scan (--kernel-file does not replace it).
+  Timed transposed(Launcher& scan, const cl::EnqueueArgs& scan_args,
+                   const lab::Stage& stage) const {
+    const std::string real = std::is_floating_point_v<T> ? "float" : "int";
+    const transpose::Variant& tv = transpose::family().variant(transpose);
+    const lab::Tuning tt = transpose::default_tuning(env.device);
+    const transpose::Dims there{dims.height, dims.width}, back{dims.width, dims.height};
+    const lab::PreparedKernel tk =
+        lab::prepare_kernel(env, stage.options, stage.out, transpose::family(), tv, there, tt,
+                            {{"REAL", real, "--dtype"}}, transpose::signature(real), sizeof(T),
+                            /*main_file=*/false);
+    const lab::NDRangePlan back_range = tv.plan(back, tt);
+    lab::check_ndrange(tk.kernel, env.device, back_range.global, back_range.local, {});
+    // The scan reaches as far past At and Bt as past A and B.
+    const std::uint64_t elements = want.size();
+    lab::GuardedBuffer<T> at(env, lab::BufferMode::write, CL_MEM_READ_WRITE, elements, reach);
+    lab::GuardedBuffer<T> bt(env, lab::BufferMode::write, CL_MEM_READ_WRITE, elements, reach);
+    Launcher move(tk.kernel);
+    const cl::EnqueueArgs there_args(env.queue, lab::to_ndrange(tk.range.global),
+                                     lab::to_ndrange(tk.range.local));
+    const cl::EnqueueArgs back_args(env.queue, lab::to_ndrange(back_range.global),
+                                    lab::to_ndrange(back_range.local));
+    Timed timed;
+    // The scan of the transposed matrix: its rows are At's columns, `height` of them.
+    timed.timing = lab::time_launch_span(
+        stage.options,
+        [&]() -> std::vector<cl::Event> {
+          return {move(there_args, dims.height, dims.width, a.buffer(), at.buffer()),
+                  scan(scan_args, dims.height, dims.width, at.buffer(), bt.buffer()),
+                  move(back_args, dims.width, dims.height, bt.buffer(), b.buffer())};
+        },
+        stage.out);
+    timed.note = "3 kernels, first start to last end: transpose (" + tv.name +
+                 "), scan, transpose back; the matrix moves 3 times";
+    timed.tunables = tt.row(tv.tunables);
+    if (!stage.trial) transposes = {{"kernel", tv.name}, {"tunables", tt.text(tv.tunables)}};
+    // The scan's own reads and writes past At and Bt land in their guard zones.
+    using Named = std::pair<lab::GuardedBuffer<T>*, const char*>;
+    for (const auto& [buffer, name] : {Named{&at, "At"}, Named{&bt, "Bt"}}) {
+      const lab::GuardCheck g = buffer->check_guards(env.queue);
+      const std::string past = lab::describe_guard_writes(
+          g, std::string(name) + " (transposed)",
+          "the scan's work-items must stay inside the transposed matrices: i < height, j < "
+          "width");
+      if (!past.empty()) stage.err << "coalescing: " << past << "\n";
+      timed.stray += g.total();
+    }
+    return timed;
+  }
+};
 
 template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims& dims,
-        const lab::TunableOptions& tunable_options, const lab::Tuning& defaults) {
+        const lab::TuningOptions& tuning_options, const lab::Tuning& defaults) {
   const auto& opt = cli.options();
   const coalescing::Family& family = coalescing::family();
-  const std::string real = std::is_floating_point_v<T> ? "float" : "int";
   const std::uint64_t elements = dims.elements();
 
   // 3. Host data and the sequential program's result
@@ -67,12 +158,12 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
   }
   lab::HostVector<T> want(elements);
   std::vector<double> allowed(std::is_floating_point_v<T> ? elements : 0);
-  row_scan(dims, A.data(), want.data(), &allowed);
+  coalescing::row_scan(dims, A.data(), want.data(), &allowed);
 
   // 4. Each chosen variant's tuning (the defaults, the cache, the command line; every candidate
   //    with --tune); buffers A and B with guard zones as long as the furthest launch reaches
   //    (`transposed` adds the transposed pair At, Bt)
-  lab::VariantDriver driver(cli, env, family, s.variant, tunable_options, defaults, s.dtype,
+  lab::VariantDriver driver(cli, env, family, s.variant, tuning_options, defaults, s.dtype,
                             double(elements));
   std::uint64_t reach = 0;
   driver.each_launch([&](const coalescing::Variant& v, const lab::Tuning& t) {
@@ -81,106 +172,12 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
   lab::GuardedBuffer<T> a_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, elements, reach,
                               A.data());
   lab::GuardedBuffer<T> b_buf(env, lab::BufferMode::write, CL_MEM_READ_WRITE, elements, reach);
-  const double bytes = family.work(dims).bytes;  // read A, write B once
-  const lab::KernelSignature scan_signature{"",
-                                            {{"", "int", "height"},
-                                             {"", "int", "width"},
-                                             {"global", real + "*", "A"},
-                                             {"global", real + "*", "B"}}};
-  const lab::Defines element_define{{"REAL", real, "--dtype"}};
 
   // 5-7. Each variant with its tuning: build, run, verify
   nlohmann::json transposes;
-  const auto run_variant = [&](const coalescing::Variant& v, const lab::Tuning& t,
-                               const lab::Stage& stage) {
-    const lab::PreparedKernel prepared =
-        lab::prepare_kernel(env, stage.options, stage.out, family, v, dims, t, element_define,
-                            scan_signature, sizeof(T));
-    cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> scan(prepared.kernel);
-    const cl::EnqueueArgs scan_args(env.queue, lab::to_ndrange(prepared.range.global),
-                                    lab::to_ndrange(prepared.range.local));
-    b_buf.reset(env.queue);
-    lab::Timing timing;
-    std::string note;
-    std::uint64_t stray = 0;  // elements written into At's and Bt's guard zones
-    std::vector<lab::TunableValue> transpose_tunables;
-    if (!v.extra.transposes) {
-      timing = lab::time_launches(
-          stage.options,
-          [&] { return scan(scan_args, dims.height, dims.width, a_buf.buffer(), b_buf.buffer()); },
-          stage.out);
-    } else {
-      // A (height x width) -> At (width x height), scan At's columns, Bt -> B: the transpose
-      // lab's kernel with its defaults for this device, built beside the scan.
-      const transpose::Family& transposes_family = transpose::family();
-      const transpose::Variant& tv = transposes_family.variant(s.transpose);
-      const lab::Tuning tt = transpose::default_tuning(env.device);
-      const transpose::Dims there{dims.height, dims.width}, back{dims.width, dims.height};
-      const lab::PreparedKernel tk =
-          lab::prepare_kernel(env, stage.options, stage.out, transposes_family, tv, there, tt,
-                              element_define, scan_signature, sizeof(T),
-                              /*main_file=*/false);
-      const lab::NDRangePlan back_range = tv.plan(back, tt);
-      lab::check_ndrange(tk.kernel, env.device, back_range.global, back_range.local, {});
-      // The scan reaches as far past At and Bt as past A and B.
-      lab::GuardedBuffer<T> at(env, lab::BufferMode::write, CL_MEM_READ_WRITE, elements, reach);
-      lab::GuardedBuffer<T> bt(env, lab::BufferMode::write, CL_MEM_READ_WRITE, elements, reach);
-      cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> move(tk.kernel);
-      const cl::EnqueueArgs there_args(env.queue, lab::to_ndrange(tk.range.global),
-                                       lab::to_ndrange(tk.range.local));
-      const cl::EnqueueArgs back_args(env.queue, lab::to_ndrange(back_range.global),
-                                      lab::to_ndrange(back_range.local));
-      // The scan of the transposed matrix: its rows are At's columns, `height` of them.
-      timing = lab::time_launch_span(
-          stage.options,
-          [&]() -> std::vector<cl::Event> {
-            return {move(there_args, dims.height, dims.width, a_buf.buffer(), at.buffer()),
-                    scan(scan_args, dims.height, dims.width, at.buffer(), bt.buffer()),
-                    move(back_args, dims.width, dims.height, bt.buffer(), b_buf.buffer())};
-          },
-          stage.out);
-      note = "3 kernels, first start to last end: transpose (" + tv.name +
-             "), scan, transpose back; the matrix moves 3 times";
-      transpose_tunables = tt.row(tv.tunables);
-      if (!stage.trial) transposes = {{"kernel", tv.name}, {"tunables", tt.text(tv.tunables)}};
-      // The scan's own reads and writes past At and Bt land in their guard zones.
-      using Named = std::pair<lab::GuardedBuffer<T>*, const char*>;
-      for (const auto& [buffer, name] : {Named{&at, "At"}, Named{&bt, "Bt"}}) {
-        const lab::GuardCheck g = buffer->check_guards(env.queue);
-        const std::string past = lab::describe_guard_writes(
-            g, std::string(name) + " (transposed)",
-            "the scan's work-items must stay inside the transposed matrices: i < height, j < "
-            "width");
-        if (!past.empty()) stage.err << "coalescing: " << past << "\n";
-        stray += g.total();
-      }
-    }
-    lab::CheckResult check;
-    {
-      const lab::Mapping<T> B = b_buf.fetch(env.queue);
-      if constexpr (std::is_floating_point_v<T>) {
-        check = lab::compare_each(
-            B.data(), want.data(), elements, [&](std::size_t i) { return allowed[i]; }, stage.err,
-            "B (" + v.name + ")", std::size_t(dims.width));
-      } else {
-        check = lab::compare(B.data(), want.data(), elements, lab::Tolerance::exact(), stage.err,
-                             "B (" + v.name + ")", std::size_t(dims.width));
-      }
-    }
-    const lab::GuardCheck guard = b_buf.check_guards(env.queue);
-    const std::string outside = lab::describe_guard_writes(
-        guard, "B (" + v.name + ")",
-        "the launch is padded to whole work-groups, and work-items past the last row or column "
-        "must not store");
-    if (!outside.empty()) stage.err << "coalescing: " << outside << "\n";
-    lab::Result row =
-        lab::bandwidth_row(v.name, dims.text(), timing, bytes, check, guard.total() + stray);
-    row.tunables = t.row(v.tunables);
-    row.tunables.insert(row.tunables.end(), transpose_tunables.begin(), transpose_tunables.end());
-    row.note = note;
-    return row;
-  };
-  std::vector<lab::Result> rows = driver.run("GB/s", dims, run_variant);
+  std::vector<lab::Result> rows =
+      driver.run("GB/s", dims,
+                 RunRow<T>{env, dims, s.transpose, a_buf, b_buf, want, allowed, reach, transposes});
 
   // 8. Report: effective GB/s (the program reads A and writes B once) against the suite's copy
   //    kernel over the same number of elements, and the speed-up over naive
@@ -213,7 +210,7 @@ int main(int argc, char** argv) {
                                     "Columns of A: the length of each chain");
         cli.add_choice("--dtype", s.dtype, "Element type: float or int", {"float", "int"});
         lab::add_variant_option(cli, family, s.variant);
-        lab::TunableOptions tunable_options(cli, family.tunables);
+        lab::TuningOptions tuning_options(cli, family.tunables);
         std::vector<std::string> transposes = transpose::family().names();
         transposes.erase(std::remove(transposes.begin(), transposes.end(), "copy"),
                          transposes.end());
@@ -222,11 +219,11 @@ int main(int argc, char** argv) {
                        "device (default: blocks on a CPU, multi elsewhere)",
                        transposes);
         cli.parse();
-        tunable_options.check();
+        tuning_options.check();
         const auto& opt = cli.options();
         const coalescing::Dims dims = size.shape();
         lab::check_kernel_options(opt, family, s.variant);
-        lab::check_tunables_used(tunable_options, family, s.variant, lab::notes());
+        lab::check_tunables_used(tuning_options, family, s.variant, lab::notes());
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
@@ -236,7 +233,7 @@ int main(int argc, char** argv) {
         const bool four = s.variant == "all" || s.variant == "transposed";
         lab::check_memory(env, dims.elements() * 4, four ? 4 : 2, 3, "size");
         cli.out() << "row scan of A " << dims.text() << ", " << s.dtype << "\n";
-        return s.dtype == "int" ? run<int>(cli, env, s, dims, tunable_options, defaults)
-                                : run<float>(cli, env, s, dims, tunable_options, defaults);
+        return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning_options, defaults)
+                                : run<float>(cli, env, s, dims, tuning_options, defaults);
       });
 }

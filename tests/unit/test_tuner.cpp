@@ -15,8 +15,8 @@
 
 namespace {
 
-lab::TuningKey key() {
-  lab::TuningKey k;
+lab::detail::TuningKey key() {
+  lab::detail::TuningKey k;
   k.lab = "matmul";
   k.variant = "regtiled";
   k.device = "pthread-haswell";
@@ -38,17 +38,17 @@ std::string temp_path(const std::string& name) {
 
 TEST(TuningCache, RoundTrip) {
   const std::string path = temp_path("round_trip");
-  lab::TuningCache cache(path);
+  lab::detail::TuningCache cache(path);
   cache.load();
   EXPECT_EQ(cache.warning(), "");
   EXPECT_TRUE(cache.find(key()).values.empty());
   cache.store(key(), {{"TSM", 64}, {"TSN", 128}}, 123.5, "GFLOP/s");
   cache.save();  // creates the folder
 
-  lab::TuningCache again(path);
+  lab::detail::TuningCache again(path);
   again.load();
   EXPECT_EQ(again.warning(), "");
-  const lab::CachedTuning found = again.find(key());
+  const lab::detail::CachedTuning found = again.find(key());
   ASSERT_EQ(found.values.size(), 2u);
   EXPECT_EQ(found.values[0], std::make_pair(std::string("TSM"), std::int64_t{64}));
   EXPECT_EQ(found.values[1], std::make_pair(std::string("TSN"), std::int64_t{128}));
@@ -66,7 +66,7 @@ TEST(TuningCache, CorruptOrUnreadableFilesGiveAWarningAndNothing) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   for (const char* text : {"{not json", "[1, 2, 3]", "{\"entries\": 7}"}) {
     std::ofstream(path) << text;
-    lab::TuningCache cache(path);
+    lab::detail::TuningCache cache(path);
     cache.load();
     EXPECT_NE(cache.warning().find("using the defaults"), std::string::npos) << text;
     EXPECT_TRUE(cache.find(key()).values.empty());
@@ -74,40 +74,41 @@ TEST(TuningCache, CorruptOrUnreadableFilesGiveAWarningAndNothing) {
   // A folder where the file should be cannot be read.
   std::filesystem::remove(path);
   std::filesystem::create_directories(path);
-  lab::TuningCache folder(path);
+  lab::detail::TuningCache folder(path);
   folder.load();
   EXPECT_NE(folder.warning(), "");
   EXPECT_THROW(folder.save(), lab::RuntimeError);
 }
 
 TEST(TuningCache, AnotherDevicesEntryIsIgnored) {
-  lab::TuningCache cache(temp_path("other_device"));
+  lab::detail::TuningCache cache(temp_path("other_device"));
   cache.store(key(), {{"TSM", 64}}, 1, "GFLOP/s");
-  for (auto change : {&lab::TuningKey::device, &lab::TuningKey::driver, &lab::TuningKey::dtype,
-                      &lab::TuningKey::size_class, &lab::TuningKey::variant}) {
-    lab::TuningKey other = key();
+  for (auto change : {&lab::detail::TuningKey::device, &lab::detail::TuningKey::driver,
+                      &lab::detail::TuningKey::dtype, &lab::detail::TuningKey::size_class,
+                      &lab::detail::TuningKey::variant}) {
+    lab::detail::TuningKey other = key();
     other.*change = "something else";
-    const lab::CachedTuning found = cache.find(other);
+    const lab::detail::CachedTuning found = cache.find(other);
     EXPECT_TRUE(found.values.empty());
     EXPECT_EQ(found.stale, "");
   }
 }
 
 TEST(TuningCache, AStaleSourceHashIsIgnoredAndSaysSo) {
-  lab::TuningCache cache(temp_path("stale"));
+  lab::detail::TuningCache cache(temp_path("stale"));
   cache.store(key(), {{"TSM", 64}}, 1, "GFLOP/s");
-  lab::TuningKey edited = key();
+  lab::detail::TuningKey edited = key();
   edited.source_sha256 = "def";
-  const lab::CachedTuning found = cache.find(edited);
+  const lab::detail::CachedTuning found = cache.find(edited);
   EXPECT_TRUE(found.values.empty());
   EXPECT_NE(found.stale.find("another version of its kernel"), std::string::npos);
 }
 
 TEST(TuningCache, SizeClassesArePowersOfTwo) {
-  EXPECT_EQ(lab::size_class(1), "2^0");
-  EXPECT_EQ(lab::size_class(1000), "2^10");
-  EXPECT_EQ(lab::size_class(1024.0 * 1024 * 1024), "2^30");
-  EXPECT_EQ(lab::size_class(0), "2^0");
+  EXPECT_EQ(lab::detail::size_class(1), "2^0");
+  EXPECT_EQ(lab::detail::size_class(1000), "2^10");
+  EXPECT_EQ(lab::detail::size_class(1024.0 * 1024 * 1024), "2^30");
+  EXPECT_EQ(lab::detail::size_class(0), "2^0");
 }
 
 TEST(Tuner, CandidatesAreEveryCombinationWithTheDefaultFirst) {
@@ -120,7 +121,7 @@ TEST(Tuner, CandidatesAreEveryCombinationWithTheDefaultFirst) {
   lab::Tunable c;
   c.name = "C";  // no candidates: stays at the base
   const lab::Tuning base = lab::Tuning().with({{"A", 2}, {"B", 20}, {"C", 7}});
-  const auto all = lab::tuning_candidates({a, b, c}, {"A", "B", "C"}, base);
+  const auto all = lab::detail::tuning_candidates({a, b, c}, {"A", "B", "C"}, base);
   ASSERT_EQ(all.size(), 6u);
   EXPECT_EQ(all[0]["A"], 2);
   EXPECT_EQ(all[0]["B"], 20);
@@ -130,7 +131,7 @@ TEST(Tuner, CandidatesAreEveryCombinationWithTheDefaultFirst) {
     EXPECT_EQ((all[i]["A"] != 2) + (all[i]["B"] != 20), 1) << i;
   }
   // A default outside the candidates is measured too.
-  const auto odd = lab::tuning_candidates({a, b, c}, {"A"}, base.with({{"A", 5}}));
+  const auto odd = lab::detail::tuning_candidates({a, b, c}, {"A"}, base.with({{"A", 5}}));
   ASSERT_EQ(odd.size(), 4u);
   EXPECT_EQ(odd[0]["A"], 5);
 }
@@ -139,14 +140,15 @@ TEST(Tuner, WrongResultsAreNeverKeptAndRefusalsAreSkipped) {
   lab::Tunable a;
   a.name = "A";
   a.candidates = {1, 2, 3, 4};
-  const auto candidates = lab::tuning_candidates({a}, {"A"}, lab::Tuning().with({{"A", 1}}));
+  const auto candidates =
+      lab::detail::tuning_candidates({a}, {"A"}, lab::Tuning().with({{"A", 1}}));
   std::ostringstream progress;
-  const auto trials = lab::run_trials(
+  const auto trials = lab::detail::run_trials(
       candidates, {"A"}, 60,
       [](const lab::Tuning& t) {
         if (t["A"] == 3) throw lab::UsageError("A=3 is refused");
         // A=4 is the fastest but wrong.
-        return lab::TrialOutcome{t["A"] != 4, double(t["A"])};
+        return lab::detail::TrialOutcome{t["A"] != 4, double(t["A"])};
       },
       progress);
   ASSERT_EQ(trials.size(), 4u);
@@ -162,12 +164,13 @@ TEST(Tuner, TheBudgetStopsTheSearchAfterAtLeastOneCandidate) {
   lab::Tunable a;
   a.name = "A";
   a.candidates = {1, 2, 3, 4};
-  const auto candidates = lab::tuning_candidates({a}, {"A"}, lab::Tuning().with({{"A", 1}}));
+  const auto candidates =
+      lab::detail::tuning_candidates({a}, {"A"}, lab::Tuning().with({{"A", 1}}));
   std::ostringstream progress;
-  const auto trials = lab::run_trials(
+  const auto trials = lab::detail::run_trials(
       candidates, {"A"}, 0,
       [](const lab::Tuning&) {
-        return lab::TrialOutcome{true, 1};
+        return lab::detail::TrialOutcome{true, 1};
       },
       progress);
   EXPECT_EQ(trials.size(), 1u);

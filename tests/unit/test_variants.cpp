@@ -93,7 +93,7 @@ void expect_round_trips(const lab::Family<Size, Extra>& family, const lab::Tunin
             std::vector<std::string>{"lab", "--tunable", name + "=" + std::to_string(value)}}) {
         test::Args argv(args);
         lab::Cli cli("lab", "test", argv.argc(), argv.argv());
-        lab::TunableOptions options(cli, family.tunables);
+        lab::TuningOptions options(cli, family.tunables);
         cli.parse();
         options.check();
         const lab::Tuning tuning = options.apply(defaults);
@@ -203,7 +203,7 @@ TEST(Variants, UnknownNamesListTheTable) {
   }
   test::Args argv({"lab", "--tunable", "TX=4"});
   lab::Cli cli("lab", "test", argv.argc(), argv.argv());
-  lab::TunableOptions options(cli, matmul::family().tunables);
+  lab::TuningOptions options(cli, matmul::family().tunables);
   cli.parse();
   EXPECT_THROW(options.check(), lab::UsageError);
 }

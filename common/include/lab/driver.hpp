@@ -41,9 +41,10 @@ class VariantDriver {
   // under float): chosen alone it is a UsageError, under all a "(skipped ...)" line.
   VariantDriver(
       const Cli& cli, const Env& env, const Family<Size, Extra>& family, const std::string& choice,
-      const TunableOptions& tunables, const Tuning& defaults, const std::string& dtype, double work,
+      const TuningOptions& tuning_options, const Tuning& defaults, const std::string& dtype,
+      double work,
       const std::function<std::string(const typename Family<Size, Extra>::Row&)>& cannot = {})
-      : cli_(cli), tunings_(tunables, family.tunables, defaults, family.name, std::cerr) {
+      : cli_(cli), tuner_(tuning_options, family.tunables, defaults, family.name) {
     for (const auto& row : family.variants) {
       if (choice != "all" && choice != row.name) continue;
       const std::string why = cannot ? cannot(row) : "";
@@ -53,12 +54,10 @@ class VariantDriver {
         continue;
       }
       rows_.push_back(&row);
-    }
-    for (const Row* row : rows_) {
-      launches_.push_back(row->kernel_file.empty()
-                              ? std::vector<Tuning>{}
-                              : tunings_.add(env, cli.options(), row->name, row->kernel_file,
-                                             row->tunables, dtype, work));
+      tunings_.push_back(row.kernel_file.empty()
+                             ? RowTuning{}
+                             : tuner_.resolve(env, cli.options(), row.name, row.kernel_file,
+                                              row.tunables, dtype, work));
     }
   }
 
@@ -69,50 +68,71 @@ class VariantDriver {
   template <typename F>
   void each_launch(F f) const {
     for (std::size_t i = 0; i < rows_.size(); ++i) {
-      for (const Tuning& t : launches_[i]) f(*rows_[i], t);
+      for (const Tuning& t : tunings_[i].launches) f(*rows_[i], t);
     }
   }
 
   // Each chosen row through `run(row, tuning, stage)`, which builds, launches and checks it and
   // returns its Result (or an empty std::optional for a row it leaves out). A host row (no kernel
-  // file) runs once with no tuning. A row whose `fits` refuses the sizes is skipped with a line
-  // when several rows run, and refused (UsageError) when it is the only one or in a trial.
+  // file) runs once with no tuning. With --tune, a row's candidates run first as quiet trials
+  // (1 warm-up, 3 timed runs) and the best is kept. A row whose `fits` refuses the sizes is
+  // skipped with a line when several rows run, and refused (UsageError) when it is the only one
+  // or in a trial.
   template <typename Run>
   std::vector<Result> run(const std::string& unit, const Size& size, Run run) {
     std::vector<Result> results;
-    std::size_t tuned = 0;  // the row's index in tunings_ (host rows have none)
-    std::ostringstream discard;
-    for (const Row* row : rows_) {
-      if (row->kernel_file.empty()) {
-        const std::optional<Result> result(
-            run(*row, Tuning(), Stage{cli_.options(), cli_.out(), std::cerr}));
+    const Options& options = cli_.options();
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      const Row& row = *rows_[i];
+      const Stage stage{options, cli_.out(), std::cerr, false};
+      if (row.kernel_file.empty()) {
+        const std::optional<Result> result(run(row, Tuning(), stage));
         if (result) results.push_back(*result);
         continue;
       }
-      const std::optional<Result> result = tunings_.run(
-          tuned++, unit, cli_.options(),
-          [&](const Tuning& t, const Options& options, bool trial) -> std::optional<Result> {
-            const std::string why = row->fits ? row->fits(size, t) : "";
-            if (!why.empty() && (trial || rows_.size() == 1)) throw UsageError(why);
-            if (!why.empty()) {
-              cli_.out() << "  (skipped " << why << ")\n";
-              return std::nullopt;
-            }
-            discard.str("");
-            return std::optional<Result>(run(*row, t,
-                                             trial ? Stage{options, discard, discard, true}
-                                                   : Stage{options, cli_.out(), std::cerr, false}));
-          });
-      if (result) results.push_back(*result);
+      Tuning tuning = tunings_[i].tuning;
+      std::string source = tunings_[i].source;
+      if (tuner_.searching()) {
+        tuning = tuner_.search(
+            tunings_[i], unit,
+            [&](const Tuning& candidate) { return trial(row, size, candidate, run); }, std::cerr);
+        source = "tuned";
+      } else {
+        notes() << tunings_[i].warnings;
+      }
+      const std::string why = row.fits ? row.fits(size, tuning) : "";
+      if (!why.empty() && rows_.size() == 1) throw UsageError(why);
+      if (!why.empty()) {
+        cli_.out() << "  (skipped " << why << ")\n";
+        continue;
+      }
+      std::optional<Result> result(run(row, tuning, stage));
+      if (!result) continue;
+      result->tuning = source;
+      results.push_back(*result);
     }
     return results;
   }
 
  private:
+  // One candidate of --tune through the lab's run, quietly, with 1 warm-up and 3 timed runs.
+  template <typename Run>
+  detail::TrialOutcome trial(const Row& row, const Size& size, const Tuning& candidate, Run& run) {
+    const std::string why = row.fits ? row.fits(size, candidate) : "";
+    if (!why.empty()) throw UsageError(why);
+    Options quick = cli_.options();
+    quick.warmup = 1;
+    quick.reps = 3;
+    quick.verbose = false;
+    std::ostringstream discard;
+    const std::optional<Result> result(run(row, candidate, Stage{quick, discard, discard, true}));
+    return result ? detail::TrialOutcome{result->passed, result->rate} : detail::TrialOutcome{};
+  }
+
   const Cli& cli_;
-  LabTuning tunings_;
+  Tuner tuner_;
   std::vector<const Row*> rows_;
-  std::vector<std::vector<Tuning>> launches_;  // per row, as each_launch gives them
+  std::vector<RowTuning> tunings_;  // per row, in the same order
 };
 
 }  // namespace lab

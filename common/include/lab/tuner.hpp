@@ -2,7 +2,8 @@
 // The search reads the family's table (each tunable's candidates); every candidate runs through
 // the lab's own build, run and verify path, so a wrong result is never kept. The best setting is
 // stored per device, driver, kernel source, element type and size class in a JSON cache, and
-// later runs start from it.
+// later runs start from it. The variant driver is the one user of Tuner; the cache and the
+// search are internals (lab::detail), public only to the unit tests.
 #pragma once
 
 #include "lab/report.hpp"
@@ -17,7 +18,7 @@
 #include <vector>
 
 namespace lab {
-
+namespace detail {
 using TunableValues = std::vector<std::pair<std::string, std::int64_t>>;
 
 // Where a tuned setting applies. A different kernel source (its SHA-256), device or driver makes
@@ -106,70 +107,47 @@ std::vector<Trial> run_trials(const std::vector<Tuning>& candidates,
                               const std::function<TrialOutcome(const Tuning&)>& evaluate,
                               std::ostream& progress);
 
-// A lab's tuning for one run: the cache, a key for each chosen variant, and the tuning each runs
-// with (the defaults, the cache, the command line; with --tune a search first). The search's
-// progress goes to `err`; warnings about the cache to lab::notes().
-class LabTuning {
+}  // namespace detail
+
+// One row's tuning before it runs: its place in the cache, the setting the defaults, the cache
+// and the command line give it, and every tuning its launches may use.
+struct RowTuning {
+  detail::TuningKey key;
+  std::vector<std::string> names;  // the row's tunables
+  Tuning tuning;
+  std::string source;            // "tuned" when the cache supplied values, else "default"
+  std::string warnings;          // the cache's lines about this row, said when it runs
+  std::vector<Tuning> launches;  // `tuning`, and with --tune every candidate
+};
+
+// A lab's tuning: its tuning cache (read once), and for each row the setting it runs with or,
+// with --tune, a search for a better one.
+class Tuner {
  public:
-  LabTuning(const TunableOptions& options, const std::vector<Tunable>& tunables, Tuning defaults,
-            std::string lab, std::ostream& err);
+  Tuner(const TuningOptions& options, const std::vector<Tunable>& tunables, Tuning defaults,
+        std::string lab);
 
-  // Adds the next variant; returns the tunings its launches may use (the resolved one, and with
-  // --tune every candidate), so the lab can size its guard zones for the furthest.
-  std::vector<Tuning> add(const Env& env, const Options& options, const std::string& variant,
-                          const std::string& kernel_file, const std::vector<std::string>& names,
-                          const std::string& dtype, double work);
+  // A row's tuning; its kernel file is read (its SHA-256 is part of the cache's key).
+  RowTuning resolve(const Env& env, const Options& options, const std::string& variant,
+                    const std::string& kernel_file, const std::vector<std::string>& names,
+                    const std::string& dtype, double work) const;
 
-  // Variant `index` (in the order added) run through `run(tuning, options, quiet)`, the lab's
-  // build, run and verify path returning a Result (or an optional one, empty when skipped): with
-  // --tune its candidates first (quiet, 1 + 3 runs each), then the run itself, whose row says
-  // where its tuning came from.
-  template <typename Run>
-  auto run(std::size_t index, const std::string& unit, const Options& options, Run run) {
-    Options trial = options;  // a candidate: 1 warm-up and 3 timed runs, quietly
-    trial.warmup = 1;
-    trial.reps = 3;
-    trial.verbose = false;
-    const VariantTuning tuned = tuning(index, unit, [&](const Tuning& t) {
-      const auto outcome = run(t, trial, true);
-      const Result& r = result_of(outcome);
-      return TrialOutcome{r.passed, r.rate};
-    });
-    auto row = run(tuned.tuning, options, false);
-    if (Result* r = result_ptr(row)) r->tuning = tuned.source;
-    return row;
-  }
+  // --tune was given: each row's run is preceded by search().
+  bool searching() const;
+  // Tries the candidates of the row's tunables that the command line did not fix, each through
+  // `evaluate` (the lab's run, quietly), until the budget is spent; prints the best few on
+  // `progress`, stores the best in the cache and returns it. Throws Error (exit 1) when no
+  // candidate gave a right result.
+  Tuning search(const RowTuning& row, const std::string& unit,
+                const std::function<detail::TrialOutcome(const Tuning&)>& evaluate,
+                std::ostream& progress);
 
  private:
-  // What a variant runs with, and where it came from ("tuned" or "default").
-  struct VariantTuning {
-    Tuning tuning;
-    std::string source;
-  };
-  // Each added variant's key, tunables and the setting the defaults, the cache and the command
-  // line give it (resolved once, in add()), with the cache's warnings about it.
-  struct Added {
-    TuningKey key;
-    std::vector<std::string> names;
-    VariantTuning resolved;
-    std::string warnings;
-  };
-  // With --tune the search (progress on err_), else the resolved setting (its warnings to
-  // lab::notes(), once).
-  VariantTuning tuning(std::size_t index, const std::string& unit,
-                       const std::function<TrialOutcome(const Tuning&)>& evaluate);
-  static const Result& result_of(const Result& r) { return r; }
-  static const Result& result_of(const std::optional<Result>& r) { return r.value(); }
-  static Result* result_ptr(Result& r) { return &r; }
-  static Result* result_ptr(std::optional<Result>& r) { return r ? &*r : nullptr; }
-
-  const TunableOptions& options_;
+  const TuningOptions& options_;
   std::vector<Tunable> tunables_;
   Tuning defaults_;
   std::string lab_;
-  std::ostream& err_;
-  TuningCache cache_;
-  std::vector<Added> added_;
+  detail::TuningCache cache_;
 };
 
 }  // namespace lab

@@ -88,9 +88,9 @@ void require_one_variant_for_kernel_file(const Options& options, const std::stri
 
 // The command-line options of a family's tunables, added to a Cli before parse(): one option per
 // distinct Tunable::option, plus --tunable NAME=VALUE[,NAME=VALUE] for any of them by name.
-class TunableOptions {
+class TuningOptions {
  public:
-  TunableOptions(Cli& cli, const std::vector<Tunable>& tunables);
+  TuningOptions(Cli& cli, const std::vector<Tunable>& tunables);
   // Parses what was given (call after Cli::parse()); throws UsageError naming the option for a
   // value outside a tunable's bounds, a list that is too long, or an unknown name.
   void check();
@@ -218,9 +218,9 @@ void check_kernel_options(
 // The tunables the command line sets against the variants `choice` runs: one that none of them
 // uses is ignored, and a one-line note on `err` ("LAB: note: ...") says so.
 template <typename Size, typename Extra>
-void check_tunables_used(const TunableOptions& tunables, const Family<Size, Extra>& family,
+void check_tunables_used(const TuningOptions& tunables, const Family<Size, Extra>& family,
                          const std::string& choice, std::ostream& err) {
-  TunableOptions::VariantTunables chosen, all;
+  TuningOptions::VariantTunables chosen, all;
   for (const auto& v : family.variants) {
     all.emplace_back(v.name, v.tunables);
     if (choice == "all" || choice == v.name) chosen.emplace_back(v.name, v.tunables);

@@ -1,0 +1,108 @@
+// reference.cpp: the terms, the exact sum and the rounding bounds of the reduction lab.
+#include "reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <type_traits>
+
+namespace reduction {
+
+double gamma(std::uint64_t h) {
+  const double hu = double(h) * std::ldexp(1.0, -24);
+  return hu < 1 ? hu / (1 - hu) : std::numeric_limits<double>::infinity();
+}
+
+template <typename T>
+std::uint64_t Terms<T>::product_rounding() const {
+  return dot && std::is_floating_point_v<T> ? 1 : 0;
+}
+
+template <typename T>
+Terms<T> make_terms(std::uint64_t n, const std::string& op, std::uint64_t seed, std::ostream& out) {
+  const bool is_float = std::is_floating_point_v<T>;
+  Terms<T> terms;
+  terms.dot = op == "dot";
+  const double int_limit = double(std::numeric_limits<std::int32_t>::max());
+  terms.range =
+      static_cast<int>(std::min(9.0, terms.dot ? std::floor(std::sqrt(int_limit / double(n)))
+                                               : std::floor(int_limit / double(n))));
+  if (!is_float && terms.range < 1) {
+    throw lab::UsageError("an int " + op + " of " + std::to_string(n) +
+                          " elements could overflow 32 bits: use --dtype float or a smaller -n");
+  }
+  const double low = is_float ? 0 : -terms.range, high = is_float ? 1 : terms.range;
+  terms.x = lab::random_vector<T>(n, lab::derive_seed(seed, 0), T(low), T(high));
+  terms.y = lab::random_vector<T>(n, lab::derive_seed(seed, 1), T(low), T(high));
+  const auto& x = terms.x;
+  const auto& y = terms.y;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const double term = terms.dot ? double(x[i]) * double(y[i]) : double(x[i]);
+    terms.reference += term;
+    terms.magnitude += std::fabs(term);
+    terms.host_loop += terms.dot ? T(x[i] * y[i]) : x[i];
+  }
+  const std::uint64_t height = n - 1 + terms.product_rounding();
+  terms.host_error = std::fabs(double(terms.host_loop) - terms.reference);
+  terms.host_bound = is_float ? gamma(height) * terms.magnitude : 0;
+  out << (terms.dot ? "x·y" : "sum x") << ", n = " << n << ", " << (is_float ? "float" : "int")
+      << "; reference " << terms.reference << " (double" << (is_float ? "" : ", exact") << ")\n";
+  if (is_float) {
+    out << "Sequential float loop on the host: error " << terms.host_error;
+    if (std::isfinite(terms.host_bound)) {
+      out << " (its bound " << terms.host_bound << " = gamma_" << height << " * sum |terms|)\n";
+    } else {
+      out << " (no bound: n u >= 1, so a float running sum can lose every digit)\n";
+    }
+  }
+  return terms;
+}
+
+template <typename T>
+lab::CheckResult check_total(const Terms<T>& terms, T total, std::uint64_t height,
+                             const std::string& what, std::ostream& err, std::string& note) {
+  const bool is_float = std::is_floating_point_v<T>;
+  const double allowed = is_float ? gamma(height) * terms.magnitude : 0;
+  const lab::CheckResult check = lab::compare_each(
+      &total, &terms.reference, 1, [&](std::size_t) { return allowed; }, err, what);
+  if (is_float) {
+    char text[120];
+    std::snprintf(text, sizeof text, "error %.3g (allowed %.3g, tree height %llu)",
+                  std::fabs(double(total) - terms.reference), allowed,
+                  static_cast<unsigned long long>(height));
+    note = text;
+  }
+  return check;
+}
+
+lab::CheckResult check_any_order(const Terms<float>& terms, float total, const std::string& what,
+                                 std::ostream& err, std::string& note) {
+  const std::uint64_t n = terms.x.size();
+  const double allowed = gamma(n + terms.product_rounding()) * terms.magnitude;
+  const lab::CheckResult check = lab::compare_each(
+      &total, &terms.reference, 1, [&](std::size_t) { return allowed; }, err, what);
+  char text[120];
+  if (std::isfinite(allowed)) {
+    std::snprintf(text, sizeof text, "error %.3g (allowed %.3g, any order)",
+                  std::fabs(double(total) - terms.reference), allowed);
+  } else {
+    std::snprintf(text, sizeof text, "error %.3g (its order is unknown: no bound at this n)",
+                  std::fabs(double(total) - terms.reference));
+  }
+  note = text;
+  return check;
+}
+
+template struct Terms<float>;
+template struct Terms<int>;
+template Terms<float> make_terms<float>(std::uint64_t, const std::string&, std::uint64_t,
+                                        std::ostream&);
+template Terms<int> make_terms<int>(std::uint64_t, const std::string&, std::uint64_t,
+                                    std::ostream&);
+template lab::CheckResult check_total<float>(const Terms<float>&, float, std::uint64_t,
+                                             const std::string&, std::ostream&, std::string&);
+template lab::CheckResult check_total<int>(const Terms<int>&, int, std::uint64_t,
+                                           const std::string&, std::ostream&, std::string&);
+
+}  // namespace reduction
