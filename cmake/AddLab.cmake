@@ -13,7 +13,9 @@
 #   lab_kernels_beside_binary(vector_add -n 100)                 # [lab] KERNELS lists every file
 #
 # Every lab binary lands in ${CMAKE_BINARY_DIR}/bin with its kernels in bin/kernels/, and its name
-# is appended to ${CMAKE_BINARY_DIR}/labs.txt, which scripts/labs.sh reads to find the tour. A
+# is appended to ${CMAKE_BINARY_DIR}/labs.txt, from which the launcher (bin/opencl-labs, run by
+# scripts/labs.sh) learns the tour. `cmake --install` puts each lab in PREFIX/libexec/opencl-labs
+# (cmake/Install.cmake). A
 # lab's README.md handout gets a test that every option it lists exists in the lab's --help.
 
 set(LAB_TEST_PLATFORM "pocl" CACHE STRING
@@ -33,6 +35,7 @@ set(LAB_TEST_ENVIRONMENT
     "LAB_DEVICE_TYPE=unset:"
     "LAB_KERNEL_DIR=unset:"
     "LAB_TIME_LIMIT=unset:"
+    "OPENCL_LABS_COMMAND=unset:"
     # Tests never read or write the user's tuning cache: this file is never written (the tuning
     # tests give their own).
     "LAB_TUNING_CACHE=set:${CMAKE_BINARY_DIR}/tests/no-tuning-cache/tuning.json"
@@ -124,6 +127,7 @@ function(add_lab name)
   endforeach()
 
   file(APPEND ${CMAKE_BINARY_DIR}/labs.txt "${name}\n")
+  install(TARGETS ${name} RUNTIME DESTINATION ${LAB_INSTALL_LAB_DIR} COMPONENT labs)
 
   if(BUILD_TESTING AND LAB_BUILD_TESTS)
     foreach(spec IN LISTS LAB_TESTS)
@@ -154,6 +158,9 @@ endfunction()
 # tree's kernels/ (the arguments should make it load all of them). It reads what the lab loaded,
 # not the wording of a log line, which a reworded message would silently stop matching.
 function(lab_kernels_beside_binary lab)
+  # The same short run is each lab's check once installed (tests/install.cmake).
+  string(JOIN " " quick ${ARGN})
+  file(APPEND ${CMAKE_BINARY_DIR}/labs-quick.txt "${lab} ${quick}\n")
   if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
     return()
   endif()

@@ -40,11 +40,14 @@ function(lab_exercise lab name)
     set(binary ${LAB_BIN_DIR}/${lab})  # a build folder outside the source tree
   endif()
   string(JOIN " " command ${binary} ${X_ARGS} --kernel-file my_${X_KERNEL})
+  # ... and as it reads once installed: through the launcher, from the student's own folder.
+  string(JOIN " " installed_command ${LAB_LAUNCHER} ${lab} ${X_ARGS} --kernel-file my_${X_KERNEL})
 
   # One generation rule per kernel, made once every call has added its command (at the end of the
   # top-level directory), so the header lists them all.
   string(MAKE_C_IDENTIFIER "lab_exercise_${X_KERNEL}" target)
   set_property(GLOBAL APPEND PROPERTY ${target}_COMMANDS "${command}")
+  set_property(GLOBAL APPEND PROPERTY ${target}_INSTALLED_COMMANDS "${installed_command}")
   set_property(GLOBAL APPEND PROPERTY ${target}_LIST_FILES ${CMAKE_CURRENT_LIST_FILE})
   get_property(scheduled GLOBAL PROPERTY ${target}_SCHEDULED)
   if(NOT scheduled)
@@ -75,19 +78,26 @@ endfunction()
 # _lab_exercise_skeleton(KERNEL TARGET): the rule that writes bin/exercises/KERNEL, and TARGET.
 function(_lab_exercise_skeleton kernel target)
   get_property(commands GLOBAL PROPERTY ${target}_COMMANDS)
+  get_property(installed_commands GLOBAL PROPERTY ${target}_INSTALLED_COMMANDS)
   get_property(list_files GLOBAL PROPERTY ${target}_LIST_FILES)
   list(REMOVE_DUPLICATES list_files)
   string(JOIN "|" grade ${commands})
+  string(JOIN "|" installed_grade ${installed_commands})
   set(source ${PROJECT_SOURCE_DIR}/kernels/${kernel})
   set(skeleton ${LAB_EXERCISE_DIR}/${kernel})
-  add_custom_command(OUTPUT ${skeleton}
+  # The installed copy (LAB_INSTALL_EXERCISE_DIR, see Install.cmake) names the installed commands.
+  set(installed ${LAB_INSTALL_STAGE_DIR}/exercises/${kernel})
+  add_custom_command(OUTPUT ${skeleton} ${installed}
     COMMAND ${CMAKE_COMMAND} -DINPUT=${source} -DOUTPUT=${skeleton} -DSOURCE_NAME=kernels/${kernel}
             "-DGRADE=${grade}" -P ${LAB_EXERCISE_SCRIPT}
+    COMMAND ${CMAKE_COMMAND} -DINPUT=${source} -DOUTPUT=${installed} -DINSTALLED=ON
+            -DSOURCE_NAME=${LAB_INSTALL_KERNEL_NAME}/${kernel} "-DGRADE=${installed_grade}"
+            -P ${LAB_EXERCISE_SCRIPT}
     # The lab's CMakeLists.txt too: its ARGS are in the header.
     DEPENDS ${source} ${LAB_EXERCISE_SCRIPT} ${list_files}
     COMMENT "Generating exercise skeleton bin/exercises/${kernel}"
     VERBATIM)
-  add_custom_target(${target} DEPENDS ${skeleton})
+  add_custom_target(${target} DEPENDS ${skeleton} ${installed})
 endfunction()
 
 # The generator itself: a sample's skeleton is the expected file byte for byte, twice over

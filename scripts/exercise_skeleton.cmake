@@ -8,6 +8,7 @@
 #   cmake -DSELF_TEST=ON -DINPUT=tests/exercises/sample.cl
 #         -DEXPECTED=tests/exercises/sample_skeleton.cl -P scripts/exercise_skeleton.cmake
 #
+# INSTALLED=ON words the header for an installed copy (graded from the student's own folder).
 # SOURCE_NAME is how the header names the input (default INPUT); GRADE lists the commands that
 # grade a student's copy, separated by '|'. SELF_TEST generates the skeleton of INPUT twice and
 # checks that both are byte for byte EXPECTED.
@@ -37,10 +38,17 @@ cmake_minimum_required(VERSION 3.25)  # the project's policies (IN_LIST) in scri
 # exercise_skeleton(OUT TEXT SOURCE_NAME GRADE): the skeleton of TEXT, header included.
 function(exercise_skeleton out text source_name grade)
   set(header "// Exercise skeleton generated from ${source_name} by\n")
-  string(APPEND header
-    "// scripts/exercise_skeleton.cmake: the build rewrites it, so work on a copy. Fill in each\n"
-    "// YOUR CODE line, then grade your copy from the repository root (exit 0 and PASSED: right; exit 1:\n"
-    "// wrong, the mismatch lines or the build log say where):\n")
+  if(INSTALLED)
+    string(APPEND header
+      "// scripts/exercise_skeleton.cmake. Copy it into a folder of your own, fill in each YOUR CODE\n"
+      "// line, then grade your copy from that folder (exit 0 and PASSED: right; exit 1: wrong, the\n"
+      "// mismatch lines or the build log say where):\n")
+  else()
+    string(APPEND header
+      "// scripts/exercise_skeleton.cmake: the build rewrites it, so work on a copy. Fill in each\n"
+      "// YOUR CODE line, then grade your copy from the repository root (exit 0 and PASSED: right; exit 1:\n"
+      "// wrong, the mismatch lines or the build log say where):\n")
+  endif()
   string(REPLACE "|" ";" commands "${grade}")
   if(NOT commands)
     set(commands "the lab with --kernel-file YOUR_COPY, as its handout says")

@@ -1,7 +1,8 @@
 # kernels_loaded.cmake: a lab run with --json must report that every kernel file it built came
 # from the kernels/ folder beside its own binary, so a file missing from add_lab's KERNELS (which
-# the lab would then find in the source tree) fails the test.
-#   cmake -P kernels_loaded.cmake -- LAB ARGS... --json
+# the lab would then not find) fails the test. With -DFOLDER=DIR, from DIR instead (an installed
+# lab run through the launcher: the installed share folder).
+#   cmake [-DFOLDER=DIR] -P kernels_loaded.cmake -- LAB ARGS... --json
 # The check reads grading.kernel_files, the list the lab builds its report from, rather than
 # looking for a message in the log: a reworded message would make such a test pass silently.
 include(${CMAKE_CURRENT_LIST_DIR}/command_after_separator.cmake)
@@ -21,8 +22,11 @@ if(count EQUAL 0)
 endif()
 
 # Real paths on both sides, so a symlinked build folder compares equal to itself.
-get_filename_component(lab_dir "${lab}" DIRECTORY)
-file(REAL_PATH "${lab_dir}/kernels" beside_binary)
+if(NOT FOLDER)
+  get_filename_component(lab_dir "${lab}" DIRECTORY)
+  set(FOLDER "${lab_dir}/kernels")
+endif()
+file(REAL_PATH "${FOLDER}" beside_binary)
 set(elsewhere "")
 math(EXPR last "${count} - 1")
 foreach(i RANGE 0 ${last})

@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -57,11 +58,11 @@ std::string join(const std::string& dir, const std::string& file) {
 }
 
 // Whether `path`, holding `source`, is the suite's own `file`: one of its copies (beside the
-// executable or in the sources), or a file with the same contents.
+// executable or installed), or a file with the same contents.
 bool is_suite_file(const std::string& path, const std::string& source, const std::string& file,
                    const KernelLookup& lookup) {
   const std::string real = real_path(path);
-  for (const auto* dir : {&lookup.exe_dir, &lookup.source_dir}) {
+  for (const auto* dir : {&lookup.beside, &lookup.installed}) {
     const std::string suite = join(*dir, file);
     if (dir->empty() || !is_file(suite)) continue;
     if (real_path(suite) == real || read_file(suite) == source) return true;
@@ -264,8 +265,15 @@ std::string not_in_kernel_dir(const std::string& file, const std::string& dir) {
 
 KernelLookup kernel_lookup(const Options& options) {
   const std::string exe_dir = executable_dir();
-  return KernelLookup{options.kernel_file, options.kernel_dir,
-                      exe_dir.empty() ? "" : exe_dir + "/kernels", LAB_SOURCE_KERNEL_DIR};
+  if (exe_dir.empty()) return KernelLookup{options.kernel_file, options.kernel_dir, "", ""};
+  // A build tree has kernels/ beside the binary; only an installed lab looks in the share folder.
+  const std::string beside = exe_dir + "/kernels";
+  const std::string installed =
+      is_dir(beside) ? ""
+                     : (std::filesystem::path(exe_dir) / LAB_INSTALLED_KERNEL_DIR)
+                           .lexically_normal()
+                           .string();
+  return KernelLookup{options.kernel_file, options.kernel_dir, beside, installed};
 }
 
 std::vector<std::string> kernel_candidates(const std::string& file, const KernelLookup& lookup,
@@ -273,7 +281,7 @@ std::vector<std::string> kernel_candidates(const std::string& file, const Kernel
   if (main_file && !lookup.kernel_file.empty()) return {lookup.kernel_file};
   if (main_file && !lookup.kernel_dir.empty()) return {join(lookup.kernel_dir, file)};
   std::vector<std::string> paths;
-  for (const auto* dir : {&lookup.kernel_dir, &lookup.exe_dir, &lookup.source_dir}) {
+  for (const auto* dir : {&lookup.kernel_dir, &lookup.beside, &lookup.installed}) {
     if (!dir->empty()) paths.push_back(join(*dir, file));
   }
   return paths;
@@ -330,7 +338,8 @@ void require_kernel_files(const Options& options, const std::vector<std::string>
   }
   if (count == 0) return;
   if (wanted.size() == 1) throw RuntimeError(not_in_kernel_dir(missing, options.kernel_dir));
-  const std::string suite = kernel_lookup(options).exe_dir;
+  const KernelLookup lookup = kernel_lookup(options);
+  const std::string suite = is_dir(lookup.beside) ? lookup.beside : lookup.installed;
   throw RuntimeError("--kernel-dir " + options.kernel_dir + " lacks " + std::to_string(count) +
                      " of the " + std::to_string(wanted.size()) + " kernel files " + option +
                      " all uses (" + missing + "): copy them there from " +

@@ -81,12 +81,20 @@ int run_watched(const std::string& name, const std::string& kernel, double limit
   return WIFEXITED(status) ? WEXITSTATUS(status) : static_cast<int>(kExitRuntime);
 }
 
+// The lab as the user typed it: "opencl-labs matmul" when the installed launcher started it (it
+// sets OPENCL_LABS_COMMAND to its own name), else the lab's own name.
+std::string command_name(const std::string& lab) {
+  const char* launcher = std::getenv("OPENCL_LABS_COMMAND");
+  return launcher != nullptr && *launcher != '\0' ? std::string(launcher) + " " + lab : lab;
+}
+
 }  // namespace
 
-int run_main(int argc, char** argv, const std::string& name, const std::string& description,
+int run_main(int argc, char** argv, const std::string& lab, const std::string& description,
              const std::function<int(Cli&)>& body, LabKind kind) {
   // Kernel printf bypasses our buffers: line-buffer stdout so output stays in order.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const std::string name = command_name(lab);
   Cli cli(name, description, argc, argv, kind);
   const auto oclgrind_verdict = [&name](int code) {
     // Oclgrind's reports, condensed; a kernel it caught reading or writing out of bounds, racing
@@ -122,7 +130,7 @@ int run_main(int argc, char** argv, const std::string& name, const std::string& 
     const std::string held = take_notes();
     if (code == kExitPassed || code == kExitFailed) std::cerr << held;
     // The trace shows what ran, also when the lab failed or stopped with an error.
-    finish_trace(name, code == kExitPassed || code == kExitFailed);
+    finish_trace(lab, code == kExitPassed || code == kExitFailed);
     return code;
   };
   const auto whole = [&] { return oclgrind_verdict(run()); };

@@ -74,7 +74,7 @@ TEST(Parts, AnOptionThePartDoesNotReadIsANote) {
 }
 
 TEST(Parts, KernelFileGoesWhereOneFileIsReplaced) {
-  const std::string file = std::string(LAB_SOURCE_KERNEL_DIR) + "/vector_add.cl";
+  const std::string file = test::kernel_dir() + "/vector_add.cl";
   // One replaceable file among the chosen parts: accepted, with all too.
   EXPECT_EQ(check({"--part", "first", "--kernel-file", file}), "");
   EXPECT_EQ(check({"--kernel-file", file}), "");

@@ -3,6 +3,8 @@
 #include "lab/program.hpp"
 #include "lab/sha256.hpp"
 
+#include "support.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -21,18 +23,20 @@ std::string make_dir_with(const std::string& name, const std::string& file) {
 
 }  // namespace
 
-TEST(KernelLookup, OrderIsFileThenDirThenExeThenSource) {
-  const lab::KernelLookup lookup{"/x/override.cl", "/d", "/exe/kernels", "/src/kernels"};
+TEST(KernelLookup, OrderIsFileThenDirThenBesideThenInstalled) {
+  const lab::KernelLookup lookup{"/x/override.cl", "/d", "/exe/kernels",
+                                 "/usr/share/opencl-labs/kernels"};
   EXPECT_EQ(lab::kernel_candidates("k.cl", lookup, true),
             (std::vector<std::string>{"/x/override.cl"}));
   EXPECT_EQ(lab::kernel_candidates("k.cl", lookup, false),
-            (std::vector<std::string>{"/d/k.cl", "/exe/kernels/k.cl", "/src/kernels/k.cl"}));
+            (std::vector<std::string>{"/d/k.cl", "/exe/kernels/k.cl",
+                                      "/usr/share/opencl-labs/kernels/k.cl"}));
   // A --kernel-dir is the only place the lab's own kernel may come from.
-  const lab::KernelLookup dir_only{"", "/d", "/exe/kernels", "/src/kernels"};
+  const lab::KernelLookup dir_only{"", "/d", "/exe/kernels", "/usr/share/opencl-labs/kernels"};
   EXPECT_EQ(lab::kernel_candidates("k.cl", dir_only, true), (std::vector<std::string>{"/d/k.cl"}));
-  const lab::KernelLookup no_dir{"", "", "/exe/kernels/", "/src/kernels"};
+  const lab::KernelLookup no_dir{"", "", "/exe/kernels/", "/usr/share/opencl-labs/kernels"};
   EXPECT_EQ(lab::kernel_candidates("k.cl", no_dir, true),
-            (std::vector<std::string>{"/exe/kernels/k.cl", "/src/kernels/k.cl"}));
+            (std::vector<std::string>{"/exe/kernels/k.cl", "/usr/share/opencl-labs/kernels/k.cl"}));
 }
 
 TEST(KernelLookup, FindsTheFirstExistingFile) {
@@ -164,7 +168,7 @@ TEST(DivergentBarrier, FindsBarriersInBranchesAndAfterEarlyReturns) {
         "reduction_interleaved.cl", "reduction_interleaved_strided.cl", "reduction_sequential.cl",
         "reduction_first_add.cl", "reduction_multi.cl", "reduction_atomic.cl",
         "reduction_finish.cl"}) {
-    std::ifstream in(std::string(LAB_SOURCE_KERNEL_DIR) + "/" + file);
+    std::ifstream in(test::kernel_dir() + "/" + file);
     const std::string source((std::istreambuf_iterator<char>(in)),
                              std::istreambuf_iterator<char>());
     ASSERT_FALSE(source.empty()) << file;

@@ -36,7 +36,7 @@ void expect_kernels_exist(const lab::Family<Size, Extra>& family, const lab::Tun
   for (const auto& v : family.variants) {
     if (v.kernel_file.empty()) continue;  // a host variant
     SCOPED_TRACE(family.name + " " + v.name);
-    const std::string source = read(std::string(LAB_SOURCE_KERNEL_DIR) + "/" + v.kernel_file);
+    const std::string source = read(test::kernel_dir() + "/" + v.kernel_file);
     ASSERT_FALSE(source.empty()) << v.kernel_file << " is missing or empty";
     lab::Defines defines = fixed;
     for (const auto& d : lab::tunable_defines(family.tunables, v.tunables, tuning)) {

@@ -15,16 +15,19 @@ namespace lab {
 
 // Where kernels may live. Without --kernel-file or --kernel-dir (LAB_KERNEL_DIR reaches kernel_dir
 // through the command line's environment fallback), the suite's own: kernels/ beside the
-// executable, then the source tree's kernels/. With --kernel-dir, the lab's own kernel files come
+// executable, or the installed share folder. With --kernel-dir, the lab's own kernel files come
 // from that directory only; helper kernels (the copy yardstick) may still fall back to the suite's.
 struct KernelLookup {
   std::string kernel_file;  // replaces the main kernel file when set
   std::string kernel_dir;
-  std::string exe_dir;
-  std::string source_dir;
+  std::string beside;     // kernels/ beside the executable: the build tree's copies
+  std::string installed;  // the installed share folder, found from the executable's own place
 };
 
-// The lookup the lab's options imply, with the executable's directory and the source tree.
+// The lookup the lab's options imply, with the place of the suite's own kernels: kernels/ beside
+// the executable (build/bin/kernels) when it exists, else, for an installed lab,
+// PREFIX/share/opencl-labs/kernels reached from PREFIX/libexec/opencl-labs, so a moved prefix
+// still works. The source tree is never read.
 KernelLookup kernel_lookup(const Options& options);
 
 // Candidate paths for `file` in lookup order. --kernel-file counts only for the main file, and a

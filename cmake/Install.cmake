@@ -1,0 +1,94 @@
+# Install.cmake: where an installed suite lives (the GNU layout), and the installed copies of the
+# texts that name commands. Included before the labs, which add their own install rules.
+#
+#   bin/opencl-labs                         the one command (labs/launcher): the tour, or one lab
+#   libexec/opencl-labs/LAB                 the labs, off the PATH: their short names (events,
+#                                           profiling, transpose) would collide in /usr/bin
+#   share/opencl-labs/kernels/*.cl          the kernels, found from a lab's own place, so a
+#                                           moved prefix still works
+#   share/opencl-labs/exercises/*.cl        the exercise skeletons, grading through opencl-labs
+#   share/doc/opencl-labs/                  README, docs/ and every handout (labs/NN_NAME/), with
+#                                           `scripts/labs.sh LAB` and `build/bin/LAB` written as
+#                                           `opencl-labs LAB`; the licence as copyright
+#   libexec/opencl-labs/tests/unit_tests    the unit tests (component `tests`; the labs are
+#                                           component `labs`)
+include(GNUInstallDirs)
+
+set(LAB_LAUNCHER opencl-labs)
+set(LAB_INSTALL_LAB_DIR ${CMAKE_INSTALL_LIBEXECDIR}/opencl-labs)
+set(LAB_INSTALL_SHARE_DIR ${CMAKE_INSTALL_DATADIR}/opencl-labs)
+set(LAB_INSTALL_DOC_DIR ${CMAKE_INSTALL_DATAROOTDIR}/doc/opencl-labs)
+# An exercise's header names its kernel at the prefix the suite is installed to.
+set(LAB_INSTALL_KERNEL_NAME @LAB_INSTALL_PREFIX@/${LAB_INSTALL_SHARE_DIR}/kernels)
+set(LAB_INSTALL_STAGE_DIR ${CMAKE_BINARY_DIR}/install-stage)   # the installed texts, made here
+
+# The places the programs find from their own folder, relative, so that any prefix works.
+set(_root /opencl-labs-prefix)  # any absolute root: only the relative paths are kept
+file(RELATIVE_PATH LAB_RELATIVE_LABS_TO_KERNELS ${_root}/${LAB_INSTALL_LAB_DIR}
+     ${_root}/${LAB_INSTALL_SHARE_DIR}/kernels)
+file(RELATIVE_PATH LAB_RELATIVE_BIN_TO_LABS ${_root}/${CMAKE_INSTALL_BINDIR}
+     ${_root}/${LAB_INSTALL_LAB_DIR})
+file(RELATIVE_PATH LAB_RELATIVE_BIN_TO_DOCS ${_root}/${CMAKE_INSTALL_BINDIR}
+     ${_root}/${LAB_INSTALL_DOC_DIR})
+file(RELATIVE_PATH LAB_RELATIVE_BIN_TO_SHARE ${_root}/${CMAKE_INSTALL_BINDIR}
+     ${_root}/${LAB_INSTALL_SHARE_DIR})
+
+# lab_install_text(SOURCE DESTINATION): installs the source tree's text file SOURCE (relative to
+# the top) under DESTINATION, through an installed copy made at build time by
+# cmake/text_for_install.cmake.
+set(LAB_INSTALLED_TEXTS "")
+function(lab_install_text source destination)
+  file(STRINGS ${CMAKE_BINARY_DIR}/labs.txt labs)
+  # The README and docs/ describe the source tree and stay as they are, with a first paragraph
+  # for the reader of an installed copy; a handout names the installed commands.
+  set(preamble "> The installed copy of this text: it describes the project's source tree. An \
+installed suite runs as `opencl-labs` (the tour) and `opencl-labs LAB`, where this text says \
+`scripts/labs.sh`; the other `scripts/` commands need the source tree.")
+  set(plain ON)
+  if(source MATCHES "^labs/")
+    set(plain OFF)
+    set(preamble "> The installed copy of this handout: the kernels it names as `kernels/FILE` are in \
+`@LAB_INSTALL_PREFIX@/${LAB_INSTALL_SHARE_DIR}/kernels/`, and the lab's C++ sources in the project's \
+repository.")
+  endif()
+  set(copy ${LAB_INSTALL_STAGE_DIR}/text/${source})
+  add_custom_command(OUTPUT ${copy}
+    COMMAND ${CMAKE_COMMAND} -DINPUT=${PROJECT_SOURCE_DIR}/${source} -DOUTPUT=${copy}
+            -DLAUNCHER=${LAB_LAUNCHER} "-DLABS=${labs}" "-DPREAMBLE=${preamble}" -DPLAIN=${plain}
+            "-DEXERCISES=@LAB_INSTALL_PREFIX@/${LAB_INSTALL_SHARE_DIR}/exercises"
+            -P ${PROJECT_SOURCE_DIR}/cmake/text_for_install.cmake
+    DEPENDS ${PROJECT_SOURCE_DIR}/${source} ${PROJECT_SOURCE_DIR}/cmake/text_for_install.cmake
+    VERBATIM)
+  set_property(GLOBAL APPEND PROPERTY LAB_INSTALLED_TEXTS ${copy})
+  _lab_install_staged("${copy}" ${destination})
+endfunction()
+
+# _lab_install_staged(FILES DESTINATION): installs staged copies through install_with_prefix.cmake,
+# which puts the real prefix in them. FILES may be a glob, expanded when installing.
+function(_lab_install_staged files destination)
+  install(CODE "file(GLOB FILES \"${files}\")
+set(DESTINATION \"${destination}\")
+include(\"${PROJECT_SOURCE_DIR}/cmake/install_with_prefix.cmake\")" COMPONENT labs)
+endfunction()
+
+# The texts, the kernels and the skeletons, once every lab has been added.
+function(lab_install_shared)
+  lab_install_text(README.md ${LAB_INSTALL_DOC_DIR})
+  file(GLOB docs RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/docs/*.md)
+  foreach(doc IN LISTS docs)
+    lab_install_text(${doc} ${LAB_INSTALL_DOC_DIR}/docs)
+  endforeach()
+  file(GLOB handouts RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/labs/[0-9]*/README.md)
+  foreach(handout IN LISTS handouts)
+    get_filename_component(folder ${handout} DIRECTORY)
+    lab_install_text(${handout} ${LAB_INSTALL_DOC_DIR}/${folder})
+  endforeach()
+  get_property(texts GLOBAL PROPERTY LAB_INSTALLED_TEXTS)
+  add_custom_target(lab_installed_texts ALL DEPENDS ${texts})
+
+  install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${LAB_INSTALL_DOC_DIR}
+          RENAME copyright COMPONENT labs)
+  install(DIRECTORY ${LAB_BIN_DIR}/kernels/ DESTINATION ${LAB_INSTALL_SHARE_DIR}/kernels
+          COMPONENT labs FILES_MATCHING PATTERN "*.cl")
+  _lab_install_staged("${LAB_INSTALL_STAGE_DIR}/exercises/*.cl" ${LAB_INSTALL_SHARE_DIR}/exercises)
+endfunction()

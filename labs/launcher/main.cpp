@@ -1,0 +1,205 @@
+// opencl-labs: the one command an installed suite puts on the PATH. `opencl-labs` runs the tour
+// (every lab once on the default device, one line each); `opencl-labs LAB ARGS...` runs one lab.
+// The labs themselves live beside this program in a build tree (build/bin) and in
+// PREFIX/libexec/opencl-labs once installed, so their short names (events, profiling, transpose)
+// never collide with other packages' commands in /usr/bin.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Filled in by CMake: the labs in course order, and where the installed tree keeps them,
+// relative to this program's folder.
+const std::vector<std::string> kLabs = {LAB_LAUNCHER_LABS};
+constexpr const char* kVersion = LAB_LAUNCHER_VERSION;
+constexpr const char* kInstalledLabs = LAB_LAUNCHER_LAB_DIR;     // "../libexec/opencl-labs"
+constexpr const char* kInstalledDocs = LAB_LAUNCHER_DOC_DIR;     // "../share/doc/opencl-labs"
+constexpr const char* kInstalledShare = LAB_LAUNCHER_SHARE_DIR;  // "../share/opencl-labs"
+
+// Exit codes, as every lab documents them.
+constexpr int kUsage = 2;
+constexpr int kRuntime = 3;
+
+fs::path own_folder() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? fs::path(".") : self.parent_path();
+}
+
+// The folder that holds the labs: beside this program (a build tree), else the installed one.
+fs::path lab_folder() {
+  const fs::path here = own_folder();
+  std::error_code error;
+  if (fs::is_regular_file(here / kLabs.front(), error)) return here;
+  return (here / kInstalledLabs).lexically_normal();
+}
+
+bool is_lab(const std::string& name) {
+  for (const auto& lab : kLabs) {
+    if (lab == name) return true;
+  }
+  return false;
+}
+
+std::string lab_list() {
+  std::string text;
+  for (const auto& lab : kLabs) text += (text.empty() ? "" : " ") + lab;
+  return text;
+}
+
+void usage(const std::string& me, const fs::path& labs, std::ostream& out) {
+  const fs::path here = own_folder();
+  const bool installed = labs != here;
+  out << "Usage: " << me << "              run every lab once (the tour), one line each\n"
+      << "       " << me << " LAB [ARGS]   run one lab; " << me << " LAB --help for its options\n"
+      << "       " << me << " --self-test  run the unit tests of the labs' shared library\n"
+      << "       " << me << " --version\n\n"
+      << "Labs, in course order: " << lab_list() << "\n"
+      << "Device: -p/--platform, -d/--device or LAB_PLATFORM, LAB_DEVICE, LAB_DEVICE_TYPE (" << me
+      << " device_info --list shows them).\n"
+      << "Handouts: "
+      << (installed ? (here / kInstalledDocs).lexically_normal().string() + "/labs"
+                    : std::string("labs/NN_NAME/README.md in the source tree"))
+      << "\nExercise skeletons: "
+      << (installed ? here / kInstalledShare / "exercises" : here / "exercises")
+             .lexically_normal()
+             .string()
+      << "\n";
+}
+
+// Runs `program` with `args`, stderr into `errors` (a file), stdout shared; returns the exit
+// code, or 128 + the signal.
+int run_lab(const fs::path& program, const std::vector<std::string>& args,
+            const std::string& errors) {
+  std::cout.flush();
+  const pid_t child = ::fork();
+  if (child < 0) return kRuntime;
+  if (child == 0) {
+    if (std::freopen(errors.c_str(), "w", stderr) == nullptr) std::_Exit(kRuntime);
+    std::vector<char*> argv;
+    std::string path = program.string();
+    argv.push_back(path.data());
+    std::vector<std::string> copy = args;
+    for (auto& arg : copy) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    ::execv(path.c_str(), argv.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", path.c_str(), std::strerror(errno));
+    std::_Exit(kRuntime);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : kRuntime;
+}
+
+// The tour: every lab with --summary, a line per result; a failed lab's last error line and its
+// first mismatches. Exit 0 when every lab passed, else 1.
+int tour(const fs::path& labs) {
+  std::printf("%-12s %-24s %-20s %-26s %11s %-30s %s\n", "lab", "device", "variant", "size",
+              "median", "rate", "status");
+  char name[] = "/tmp/opencl-labs-XXXXXX";
+  const int fd = ::mkstemp(name);
+  if (fd < 0) {
+    std::cerr << "opencl-labs: error: cannot make a temporary file in /tmp\n";
+    return kRuntime;
+  }
+  ::close(fd);
+  const std::string errors = name;
+  int passed = 0, failed = 0;
+  for (const auto& lab : kLabs) {
+    const int code = run_lab(labs / lab, {"--summary"}, errors);
+    std::ifstream in(errors);
+    std::vector<std::string> lines, mismatches;
+    for (std::string line; std::getline(in, line);) {
+      (line.rfind("  mismatch", 0) == 0 ? mismatches : lines).push_back(line);
+    }
+    if (code == 0) {
+      ++passed;
+      continue;
+    }
+    ++failed;
+    std::printf("%-12s FAILED (exit %d): %s\n", lab.c_str(), code,
+                lines.empty() ? "" : lines.back().c_str());
+    for (std::size_t i = 0; i < mismatches.size() && i < 3; ++i) {
+      std::printf("%s\n", mismatches[i].c_str());
+    }
+  }
+  std::remove(errors.c_str());
+  std::printf("labs: %d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // As the user typed it: a wrapper (scripts/labs.sh) may say so in OPENCL_LABS_COMMAND.
+  const char* wrapper = std::getenv("OPENCL_LABS_COMMAND");
+  const std::string me = wrapper != nullptr && *wrapper != '\0'
+                             ? std::string(wrapper)
+                             : fs::path(argv[0]).filename().string();
+  const fs::path labs = lab_folder();
+  std::error_code error;
+  if (!fs::is_directory(labs, error)) {
+    std::cerr << me << ": error: the labs are not in " << labs.string()
+              << ": reinstall the package, or run the labs from the build tree (build/bin)\n";
+    return kRuntime;
+  }
+  if (argc < 2) return tour(labs);
+  const std::string first = argv[1];
+  if (first == "-h" || first == "--help" || first == "help") {
+    usage(me, labs, std::cout);
+    return 0;
+  }
+  if (first == "--version") {
+    std::cout << me << " " << kVersion << "\n";
+    return 0;
+  }
+  if (first == "--self-test") {
+    // Installed beside the labs; in a build tree, build/tests/unit_tests.
+    std::string tests = (labs / "tests" / "unit_tests").string();
+    if (!fs::is_regular_file(tests, error)) {
+      tests = (own_folder() / ".." / "tests" / "unit_tests").lexically_normal().string();
+    }
+    if (!fs::is_regular_file(tests, error)) {
+      std::cerr << me << ": error: the unit tests are not installed (" << tests
+                << "): install the opencl-labs-tests package, or cmake --install with "
+                   "--component tests\n";
+      return kRuntime;
+    }
+    std::vector<char*> args(argv + 1, argv + argc);
+    args[0] = const_cast<char*>(tests.c_str());
+    args.push_back(nullptr);
+    ::execv(tests.c_str(), args.data());
+    std::cerr << me << ": error: cannot run " << tests << ": " << std::strerror(errno) << "\n";
+    return kRuntime;
+  }
+  if (!is_lab(first)) {
+    std::cerr << me << ": error: no lab named '" << first << "': the labs are " << lab_list()
+              << " (" << me << " --help)\n";
+    return kUsage;
+  }
+  // The lab says "opencl-labs LAB" in its usage and its errors, as the user typed it.
+  ::setenv("OPENCL_LABS_COMMAND", me.c_str(), 1);
+  const std::string program = (labs / first).string();
+  std::vector<char*> args(argv + 1, argv + argc);
+  args[0] = const_cast<char*>(program.c_str());
+  args.push_back(nullptr);
+  ::execv(program.c_str(), args.data());
+  std::cerr << me << ": error: cannot run " << program << ": " << std::strerror(errno)
+            << ": reinstall the package\n";
+  return kRuntime;
+}

@@ -1,0 +1,100 @@
+# install.cmake: the suite as an installed user has it. Installs the labs component into a
+# temporary prefix, moves the prefix, then runs every lab once through the installed launcher
+# (each lab's short run from labs-quick.txt, with --json) and checks that it passed, that every
+# kernel it built came from the moved prefix's share folder, that `--help` and errors name the
+# command as typed (opencl-labs LAB), that the tests component stayed out, that the installed
+# handouts name the installed command, and that no installed file names the source or build tree.
+#   cmake -DBUILD=DIR -DSOURCE=DIR -DWORK=DIR -P install.cmake
+file(REMOVE_RECURSE ${WORK})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/first
+                        --component labs
+                RESULT_VARIABLE code OUTPUT_VARIABLE log ERROR_VARIABLE log)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "cmake --install failed (${code}):\n${log}")
+endif()
+file(RENAME ${WORK}/first ${WORK}/moved)
+set(prefix ${WORK}/moved)
+set(launcher ${prefix}/bin/opencl-labs)
+file(REAL_PATH ${prefix}/share/opencl-labs/kernels kernels)
+
+if(EXISTS ${prefix}/libexec/opencl-labs/tests)
+  message(FATAL_ERROR "--component labs installed the unit tests too")
+endif()
+
+# Every lab once, from the moved prefix.
+file(STRINGS ${BUILD}/labs.txt labs)
+file(STRINGS ${BUILD}/labs-quick.txt quick_lines)
+set(ran 0)
+foreach(lab IN LISTS labs)
+  set(args "")
+  foreach(line IN LISTS quick_lines)
+    if(line MATCHES "^${lab} (.*)$")
+      separate_arguments(args UNIX_COMMAND "${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  if(args)  # the lab's short run, every kernel from the installed share folder
+    execute_process(COMMAND ${CMAKE_COMMAND} -DFOLDER=${kernels}
+                            -P ${CMAKE_CURRENT_LIST_DIR}/kernels_loaded.cmake --
+                            ${launcher} ${lab} ${args} --json
+                    RESULT_VARIABLE code OUTPUT_VARIABLE log ERROR_VARIABLE log)
+  else()  # a lab without kernels (device_info)
+    execute_process(COMMAND ${launcher} ${lab} --json
+                    RESULT_VARIABLE code OUTPUT_VARIABLE log ERROR_VARIABLE log)
+  endif()
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "opencl-labs ${lab} ${args} failed:\n${log}")
+  endif()
+  math(EXPR ran "${ran} + 1")
+endforeach()
+if(ran EQUAL 0)
+  message(FATAL_ERROR "no lab ran: ${BUILD}/labs.txt is empty")
+endif()
+
+# The command as typed, in --help and in an error; an unknown lab is a usage error.
+list(GET labs 1 lab)
+execute_process(COMMAND ${launcher} ${lab} --help OUTPUT_VARIABLE help RESULT_VARIABLE code)
+if(NOT code EQUAL 0 OR NOT help MATCHES "opencl-labs ${lab}")
+  message(FATAL_ERROR "opencl-labs ${lab} --help does not name 'opencl-labs ${lab}':\n${help}")
+endif()
+execute_process(COMMAND ${launcher} ${lab} --no-such-option ERROR_VARIABLE error
+                RESULT_VARIABLE code)
+if(NOT code EQUAL 2 OR NOT error MATCHES "^opencl-labs ${lab}: error: ")
+  message(FATAL_ERROR "an unknown option gave exit ${code} and: ${error}")
+endif()
+execute_process(COMMAND ${launcher} no_such_lab ERROR_VARIABLE error RESULT_VARIABLE code)
+if(NOT code EQUAL 2 OR NOT error MATCHES "no lab named 'no_such_lab'")
+  message(FATAL_ERROR "an unknown lab gave exit ${code} and: ${error}")
+endif()
+
+# The installed handouts and skeletons name the installed command (the README and docs/ describe
+# the source tree, and say so in their first paragraph).
+file(GLOB handouts ${prefix}/share/doc/opencl-labs/labs/*/README.md)
+list(LENGTH handouts handout_count)
+list(LENGTH labs lab_count)
+if(NOT handout_count EQUAL lab_count)
+  message(FATAL_ERROR "${handout_count} handouts installed for ${lab_count} labs")
+endif()
+string(JOIN "|" lab_names ${labs})
+file(GLOB texts ${prefix}/share/opencl-labs/exercises/*)
+foreach(text IN LISTS handouts texts)
+  file(STRINGS ${text} stale REGEX "scripts/labs\\.sh|build/bin/(${lab_names}|exercises)")
+  if(stale)
+    message(FATAL_ERROR "${text} still names the build tree's commands:\n${stale}")
+  endif()
+endforeach()
+
+# Nothing installed names the source or build tree (the labs never read either). The installed
+# texts name their own prefix, which this test keeps inside the build tree: that is not counted.
+file(GLOB_RECURSE installed ${prefix}/*)
+foreach(file IN LISTS installed)
+  file(STRINGS ${file} found REGEX "${SOURCE}")
+  foreach(line IN LISTS found)
+    string(REPLACE "${WORK}/first" "" line "${line}")
+    if(line MATCHES "${SOURCE}")
+      message(FATAL_ERROR "${file} names the source or build tree: ${line}")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH installed installed_count)
+message(STATUS "${ran} labs ran from the moved prefix ${prefix}; ${installed_count} files "
+               "installed, none naming ${SOURCE} or ${BUILD}")
