@@ -7,5 +7,5 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/setup.sh"
-"$root/scripts/build.sh" default
+"$root/scripts/build.sh" default all_labs
 OPENCL_LABS_COMMAND=scripts/labs.sh exec "$root/build/bin/opencl-labs" "$@"

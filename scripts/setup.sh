@@ -19,6 +19,7 @@ packages=(
   oclgrind                             # kernel checks: races, out-of-bounds, uninitialised reads
   clinfo                               # device_info is checked against it
   python3                              # the tests' command-line fuzzer, scripts/fuzz_cli.py
+  dpkg-dev file                        # cpack's .deb: dpkg-shlibdeps finds its Depends
 )
 for extra in "$@"; do
   case "$extra" in
