@@ -8,4 +8,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh" default all_labs
+# PoCL compiles each kernel once into its cache. The tour shares the test suite's cache
+# (build/pocl-cache), so scripts/test.sh after a first tour finds those kernels built; a
+# POCL_CACHE_DIR of your own is kept.
+export POCL_CACHE_DIR=${POCL_CACHE_DIR:-$root/build/pocl-cache}
 OPENCL_LABS_COMMAND=scripts/labs.sh exec "$root/build/bin/opencl-labs" "$@"
