@@ -22,6 +22,10 @@
 
 set(LAB_EXERCISE_SCRIPT ${PROJECT_SOURCE_DIR}/scripts/exercise_skeleton.cmake)
 set(LAB_EXERCISE_DIR ${LAB_BIN_DIR}/exercises)
+# Every exercise, one per line: LAB<tab>NAME<tab>KERNEL<tab>ARGS (space-separated), which
+# scripts/grade.sh reads to grade a class.
+set(LAB_EXERCISE_LIST ${CMAKE_BINARY_DIR}/exercises.tsv)
+file(WRITE ${LAB_EXERCISE_LIST} "")
 
 # lab_exercise(LAB NAME KERNEL file [MATCH regex] ARGS args...)
 function(lab_exercise lab name)
@@ -33,6 +37,9 @@ function(lab_exercise lab name)
   if(NOT X_MATCH)
     set(X_MATCH "mismatch")
   endif()
+
+  string(JOIN " " listed_args ${X_ARGS})
+  file(APPEND ${LAB_EXERCISE_LIST} "${lab}\t${name}\t${X_KERNEL}\t${listed_args}\n")
 
   # The grading command as a student types it from the repository root.
   file(RELATIVE_PATH binary ${PROJECT_SOURCE_DIR} ${LAB_BIN_DIR}/${lab})

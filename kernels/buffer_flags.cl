@@ -4,8 +4,10 @@
 
 // dst = 2 * src + 1: reads a buffer the host made, writes one it reads back.
 __kernel void scale(const ulong n, __global const int* src, __global int* dst) {
+  // EXERCISE(scale): dst[i] = 2 * src[i] + 1 for this work-item's element i, but only if i < n
   const size_t i = get_global_id(0);
   if (i < n) dst[i] = 2 * src[i] + 1;
+  // END EXERCISE
 }
 
 // dst[i] = 7 i + 3: writes every element without reading anything, so whatever the host sees in

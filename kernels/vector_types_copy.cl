@@ -41,6 +41,8 @@ __kernel void copy_vw(const ulong n, __global const float* src, __global float* 
     ((__global VTYPE*)dst)[q] = value;
 #endif
   } else if (q == whole) {
+    // EXERCISE(tail): this work-item copies the n % VW floats after the last whole vector, one by one
     for (size_t i = whole * VW; i < n; ++i) dst[i] = src[i];
+    // END EXERCISE
   }
 }

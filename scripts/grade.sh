@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# grade.sh: grades a class in one command. SUBMISSIONS holds one folder per student with their
+# kernel files under the suite's names; every exercise a student handed in runs through its lab
+# in a process of its own (time limit, own kernel cache), into SUBMISSIONS/gradebook/ (or OUT) as
+# gradebook.csv and gradebook.json. Builds first. Details: scripts/grade.py --help.
+#   scripts/grade.sh SUBMISSIONS [OUT] [--only LAB.NAME,...] [--time-limit S] [--reps N]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh" default all_labs
+exec python3 "$root/scripts/grade.py" "$@"

@@ -1,0 +1,42 @@
+# grade_class.cmake: grades the sample class (tests/CMakeLists.txt) with scripts/grade.py and
+# checks the gradebook, row by row: the verdict and the sentence each student's file deserves.
+#   cmake -DPYTHON=... -DGRADER=grade.py -DBIN=build/bin -DCLASS=dir -DOUT=dir -P grade_class.cmake
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${PYTHON} ${GRADER} ${CLASS} ${OUT} --bin ${BIN} --only vector_add.add
+                        --time-limit 5 --reps 1
+                RESULT_VARIABLE code OUTPUT_VARIABLE log ERROR_VARIABLE log)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "grade.py exited with ${code}:\n${log}")
+endif()
+file(READ ${OUT}/gradebook.json book)
+string(JSON count LENGTH "${book}" rows)
+if(NOT count EQUAL 7)
+  message(FATAL_ERROR "expected 7 rows, one per student, got ${count}:\n${log}")
+endif()
+# student -> passed;regex of the sentence
+set(expect_1_right "on;^PASSED$")
+set(expect_2_wrong_element "off;mismatch c\\[7\\]: got")
+set(expect_3_out_of_bounds "off;wrote [0-9]+ elements past the end of c")
+set(expect_4_build_error "off;failed to build.*first compiler error: .*vector_add.cl:[0-9]+:[0-9]+: ")
+set(expect_5_endless_loop "off;did not finish within 5 s")
+set(expect_6_wrong_name "off;no kernel named vector_add")
+set(expect_7_missing_file "off;^no file vector_add.cl in the submission$")
+math(EXPR last "${count} - 1")
+foreach(i RANGE 0 ${last})
+  string(JSON student GET "${book}" rows ${i} student)
+  string(JSON passed GET "${book}" rows ${i} passed)
+  string(JSON sentence GET "${book}" rows ${i} sentence)
+  list(GET expect_${student} 0 want_passed)
+  list(GET expect_${student} 1 want_sentence)
+  string(TOLOWER "${passed}" passed)
+  if(NOT passed STREQUAL want_passed OR NOT sentence MATCHES "${want_sentence}")
+    message(FATAL_ERROR "${student}: passed=${passed}, sentence '${sentence}'; expected "
+                        "passed=${want_passed} and a sentence matching '${want_sentence}'\n${log}")
+  endif()
+  message(STATUS "${student}: ${sentence}")
+endforeach()
+file(STRINGS ${OUT}/gradebook.csv csv)
+list(LENGTH csv lines)
+if(NOT lines EQUAL 8)
+  message(FATAL_ERROR "gradebook.csv has ${lines} lines, not a header and 7 rows")
+endif()
