@@ -127,7 +127,9 @@ function(add_lab name)
   endforeach()
 
   file(APPEND ${CMAKE_BINARY_DIR}/labs.txt "${name}\n")
-  install(TARGETS ${name} RUNTIME DESTINATION ${LAB_INSTALL_LAB_DIR} COMPONENT labs)
+  foreach(component labs student)  # the full edition and the student edition
+    install(TARGETS ${name} RUNTIME DESTINATION ${LAB_INSTALL_LAB_DIR} COMPONENT ${component})
+  endforeach()
 
   if(BUILD_TESTING AND LAB_BUILD_TESTS)
     foreach(spec IN LISTS LAB_TESTS)

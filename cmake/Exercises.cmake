@@ -22,8 +22,9 @@
 
 set(LAB_EXERCISE_SCRIPT ${PROJECT_SOURCE_DIR}/scripts/exercise_skeleton.cmake)
 set(LAB_EXERCISE_DIR ${LAB_BIN_DIR}/exercises)
-# Every exercise, one per line: LAB<tab>NAME<tab>KERNEL<tab>ARGS (space-separated), which
-# scripts/grade.sh reads to grade a class.
+# Every exercise, one per line: LAB<tab>NAME<tab>KERNEL<tab>ARGS (space-separated)<tab>MATCH (what
+# the skeleton's failure prints), which scripts/grade.sh reads to grade a class and the student
+# edition's test to run each exercise.
 set(LAB_EXERCISE_LIST ${CMAKE_BINARY_DIR}/exercises.tsv)
 file(WRITE ${LAB_EXERCISE_LIST} "")
 
@@ -39,7 +40,7 @@ function(lab_exercise lab name)
   endif()
 
   string(JOIN " " listed_args ${X_ARGS})
-  file(APPEND ${LAB_EXERCISE_LIST} "${lab}\t${name}\t${X_KERNEL}\t${listed_args}\n")
+  file(APPEND ${LAB_EXERCISE_LIST} "${lab}\t${name}\t${X_KERNEL}\t${listed_args}\t${X_MATCH}\n")
 
   # The grading command as a student types it from the repository root.
   file(RELATIVE_PATH binary ${PROJECT_SOURCE_DIR} ${LAB_BIN_DIR}/${lab})

@@ -10,8 +10,14 @@
 #   share/doc/opencl-labs/                  README, docs/ and every handout (labs/NN_NAME/), with
 #                                           `scripts/labs.sh LAB` and `build/bin/LAB` written as
 #                                           `opencl-labs LAB`; the licence as copyright
-#   libexec/opencl-labs/tests/unit_tests    the unit tests (component `tests`; the labs are
-#                                           component `labs`)
+#   share/doc/opencl-labs/instructor/      the instructor key: docs/instructor/ and every
+#                                           exercise's solution (solutions.md)
+#   libexec/opencl-labs/tests/unit_tests    the unit tests (component `tests`)
+#
+# Component `labs` is that full edition. Component `student` is the edition to hand out: the same
+# launcher, labs and handouts, without the instructor key, and with each exercised kernel in
+# share/opencl-labs/kernels replaced by its skeleton, so a lab run on an unfinished exercise
+# fails with the exercise's sentence instead of running the answer.
 include(GNUInstallDirs)
 
 set(LAB_LAUNCHER opencl-labs)
@@ -60,23 +66,32 @@ repository.")
     DEPENDS ${PROJECT_SOURCE_DIR}/${source} ${PROJECT_SOURCE_DIR}/cmake/text_for_install.cmake
     VERBATIM)
   set_property(GLOBAL APPEND PROPERTY LAB_INSTALLED_TEXTS ${copy})
-  _lab_install_staged("${copy}" ${destination})
+  set(components labs student)
+  if(source MATCHES "^docs/instructor/")
+    set(components labs)  # the key stays out of the student edition
+  endif()
+  _lab_install_staged("${copy}" ${destination} ${components})
 endfunction()
 
-# _lab_install_staged(FILES DESTINATION): installs staged copies through install_with_prefix.cmake,
-# which puts the real prefix in them. FILES may be a glob, expanded when installing.
+# _lab_install_staged(FILES DESTINATION COMPONENT...): installs staged copies through
+# install_with_prefix.cmake, which puts the real prefix in them, as part of each COMPONENT.
+# FILES may be a glob, expanded when installing.
 function(_lab_install_staged files destination)
-  install(CODE "file(GLOB FILES \"${files}\")
+  foreach(component IN LISTS ARGN)
+    install(CODE "file(GLOB FILES \"${files}\")
 set(DESTINATION \"${destination}\")
-include(\"${PROJECT_SOURCE_DIR}/cmake/install_with_prefix.cmake\")" COMPONENT labs)
+include(\"${PROJECT_SOURCE_DIR}/cmake/install_with_prefix.cmake\")" COMPONENT ${component})
+  endforeach()
 endfunction()
 
 # The texts, the kernels and the skeletons, once every lab has been added.
 function(lab_install_shared)
   lab_install_text(README.md ${LAB_INSTALL_DOC_DIR})
-  file(GLOB docs RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/docs/*.md)
+  file(GLOB docs RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/docs/*.md
+       ${PROJECT_SOURCE_DIR}/docs/instructor/*.md)
   foreach(doc IN LISTS docs)
-    lab_install_text(${doc} ${LAB_INSTALL_DOC_DIR}/docs)
+    get_filename_component(folder ${doc} DIRECTORY)
+    lab_install_text(${doc} ${LAB_INSTALL_DOC_DIR}/${folder})
   endforeach()
   file(GLOB handouts RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/labs/[0-9]*/README.md)
   foreach(handout IN LISTS handouts)
@@ -86,9 +101,32 @@ function(lab_install_shared)
   get_property(texts GLOBAL PROPERTY LAB_INSTALLED_TEXTS)
   add_custom_target(lab_installed_texts ALL DEPENDS ${texts})
 
-  install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${LAB_INSTALL_DOC_DIR}
-          RENAME copyright COMPONENT labs)
+  foreach(component labs student)
+    install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${LAB_INSTALL_DOC_DIR}
+            RENAME copyright COMPONENT ${component})
+  endforeach()
   install(DIRECTORY ${LAB_BIN_DIR}/kernels/ DESTINATION ${LAB_INSTALL_SHARE_DIR}/kernels
           COMPONENT labs FILES_MATCHING PATTERN "*.cl")
-  _lab_install_staged("${LAB_INSTALL_STAGE_DIR}/exercises/*.cl" ${LAB_INSTALL_SHARE_DIR}/exercises)
+  # The skeletons of the exercises build/exercises.tsv lists (a skeleton left in the staging
+  # folder by an exercise since removed is not installed), and the student edition's kernels:
+  # each exercised one as its skeleton.
+  foreach(component labs student)
+    install(CODE "set(EXERCISES \"${LAB_EXERCISE_LIST}\")
+set(KERNELS \"${LAB_BIN_DIR}/kernels\")
+set(SKELETONS \"${LAB_INSTALL_STAGE_DIR}/exercises\")
+set(SHARE \"${LAB_INSTALL_SHARE_DIR}\")
+set(COMPONENT ${component})
+include(\"${PROJECT_SOURCE_DIR}/cmake/install_skeletons.cmake\")" COMPONENT ${component})
+  endforeach()
+
+  # The instructor key's solutions, cut from the kernels the exercises come from.
+  set(solutions ${LAB_INSTALL_STAGE_DIR}/instructor/solutions.md)
+  file(GLOB kernels ${PROJECT_SOURCE_DIR}/kernels/*.cl)
+  add_custom_command(OUTPUT ${solutions}
+    COMMAND ${CMAKE_COMMAND} -DEXERCISES=${LAB_EXERCISE_LIST} -DKERNELS=${PROJECT_SOURCE_DIR}/kernels
+            -DOUTPUT=${solutions} -P ${PROJECT_SOURCE_DIR}/cmake/exercise_solutions.cmake
+    DEPENDS ${kernels} ${LAB_EXERCISE_LIST} ${PROJECT_SOURCE_DIR}/cmake/exercise_solutions.cmake
+    VERBATIM)
+  add_custom_target(lab_exercise_solutions ALL DEPENDS ${solutions})
+  _lab_install_staged("${solutions}" ${LAB_INSTALL_DOC_DIR}/docs/instructor labs)
 endfunction()

@@ -22,10 +22,12 @@ __kernel void fill_tiles(__global const float* a, __global const float* b, __glo
   const int x = get_local_id(0);
   const bool inside = row < M && col < N;
 
+  // EXERCISE(tiles): store this work-item's a and b (0 outside the matrix) in the tiles, then wait for the group
   aTile[y * TILE_DIM_X + x] = inside ? a[row * N + col] : 0.0f;
   bTile[y][x] = inside ? b[row * N + col] : 0.0f;
 #if BARRIER
   barrier(CLK_LOCAL_MEM_FENCE);  // every element of both tiles is loaded before anyone reads
 #endif
+  // END EXERCISE
   if (inside) c[row * N + col] = aTile[x * TILE_DIM_Y + y] * bTile[y][x];
 }

@@ -43,7 +43,7 @@ def read_exercises(path):
     for line in path.read_text().splitlines():
         if not line.strip():
             continue
-        lab, name, kernel, args = (line.split("\t") + [""] * 4)[:4]
+        lab, name, kernel, args = (line.split("\t") + [""] * 4)[:4]  # then what a skeleton prints
         exercises.append({"lab": lab, "name": name, "kernel": kernel, "args": args.split()})
     return exercises
 

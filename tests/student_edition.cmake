@@ -1,0 +1,112 @@
+# student_edition.cmake: the edition handed to students. Installs component `student` into WORK,
+# then checks that it holds no instructor key and no exercise's solution (each block's solution
+# lines are searched for in the exercised kernel and its skeleton, and blocks of three or more
+# lines in every handout and doc as well; the lab's other kernels are not searched: a later
+# variant may build on an exercise, as transpose's padded tile is coalesced's tile plus one
+# column), that every exercise's grading command, run there as it ships, fails
+# with the exercise's sentence, and that each passes once the suite's kernels (the solution blocks)
+# are put back.
+#   cmake -DBUILD=DIR -DSOURCE=DIR -DWORK=DIR -P student_edition.cmake
+file(REMOVE_RECURSE ${WORK})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK} --component student
+                RESULT_VARIABLE code OUTPUT_VARIABLE log ERROR_VARIABLE log)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "cmake --install --component student failed (${code}):\n${log}")
+endif()
+set(launcher ${WORK}/bin/opencl-labs)
+set(share ${WORK}/share/opencl-labs)
+file(GLOB_RECURSE key ${WORK}/*instructor* ${WORK}/*solutions*)
+if(key)
+  message(FATAL_ERROR "the student edition holds the instructor key: ${key}")
+endif()
+
+# normalized(OUT TEXT): TEXT's code lines, comments and blank lines dropped, spaces collapsed,
+# joined by '|' (a ';' would split a CMake list).
+function(normalized out text)
+  string(REPLACE ";" "<semicolon>" text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  set(kept "")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "//.*$" "" line "${line}")
+    string(REGEX REPLACE "[ \t]+" " " line "${line}")
+    string(STRIP "${line}" line)
+    if(NOT line STREQUAL "")
+      string(APPEND kept "${line}|")
+    endif()
+  endforeach()
+  set(${out} "${kept}" PARENT_SCOPE)
+endfunction()
+
+# Every exercise block of every exercised kernel, with its number of code lines.
+file(STRINGS ${BUILD}/exercises.tsv rows)
+set(kernels "")
+foreach(row IN LISTS rows)
+  string(REPLACE "\t" ";" fields "${row}")
+  list(GET fields 2 kernel)
+  list(APPEND kernels ${kernel})
+endforeach()
+list(REMOVE_DUPLICATES kernels)
+file(GLOB_RECURSE docs ${WORK}/*.md)
+set(blocks 0)
+foreach(kernel IN LISTS kernels)
+  file(READ ${SOURCE}/kernels/${kernel} source)
+  string(REGEX MATCHALL "// EXERCISE\\([A-Za-z0-9_]+\\)[^\n]*\n.*// END EXERCISE" found "${source}")
+  string(REPLACE ";" "<semicolon>" source "${source}")
+  string(REPLACE "// END EXERCISE" ";" parts "${source}")
+  foreach(part IN LISTS parts)
+    if(NOT part MATCHES "// EXERCISE\\(([A-Za-z0-9_]+)\\)[^\n]*\n(.*)$")
+      continue()
+    endif()
+    set(id ${CMAKE_MATCH_1})
+    set(body "${CMAKE_MATCH_2}")
+    string(REPLACE "<semicolon>" ";" body "${body}")
+    string(REGEX REPLACE "\n[ \t]*//\\|[^\n]*" "" body "${body}")  # placeholders are the skeleton's
+    normalized(solution "${body}")
+    string(REGEX MATCHALL "\\|" bars "${solution}")
+    list(LENGTH bars lines)
+    math(EXPR blocks "${blocks} + 1")
+    set(texts ${share}/kernels/${kernel} ${share}/exercises/${kernel})
+    if(lines GREATER 2)  # a one- or two-line idiom may rightly appear in a handout
+      list(APPEND texts ${docs})
+    endif()
+    foreach(text IN LISTS texts)
+      file(READ ${text} content)
+      normalized(content "${content}")
+      string(FIND "${content}" "${solution}" at)
+      if(at GREATER -1)
+        message(FATAL_ERROR "${text} holds the solution of exercise ${id} (kernels/${kernel})")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(blocks EQUAL 0)
+  message(FATAL_ERROR "no exercise block found in ${kernels}")
+endif()
+
+# Each exercise as it ships fails with its sentence; with the solutions back, it passes.
+function(run_exercises want)
+  foreach(row IN LISTS rows)
+    string(REPLACE "\t" ";" fields "${row}")
+    list(GET fields 0 lab)
+    list(GET fields 1 name)
+    list(GET fields 3 args)
+    list(GET fields 4 match)
+    separate_arguments(args UNIX_COMMAND "${args}")
+    execute_process(COMMAND ${launcher} ${lab} ${args} --reps 1
+                    RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(want STREQUAL "fails" AND NOT (code EQUAL 1 AND "${out}${err}" MATCHES "${match}"))
+      message(FATAL_ERROR "${lab}.${name} in the student edition exited ${code} without "
+                          "'${match}':\n${out}\n${err}")
+    elseif(want STREQUAL "passes" AND NOT (code EQUAL 0 AND out MATCHES "PASSED"))
+      message(FATAL_ERROR "${lab}.${name} with its solution back exited ${code}:\n${out}\n${err}")
+    endif()
+  endforeach()
+endfunction()
+run_exercises(fails)
+foreach(kernel IN LISTS kernels)
+  file(COPY_FILE ${SOURCE}/kernels/${kernel} ${share}/kernels/${kernel})
+endforeach()
+run_exercises(passes)
+list(LENGTH rows count)
+message(STATUS "student edition: ${blocks} exercise blocks absent; ${count} exercises fail as "
+               "shipped and pass with their solutions")
