@@ -10,11 +10,11 @@
 // different commands (kernel 1, kernel 2, ...), each with its own expected output.
 __kernel void events_busy(const ulong n, const uint work, const uint salt,
                           __global const uint* in, __global uint* out) {
-  // EXERCISE(element): i = this work-item's element; work-items at or past n stop here
+  // EXERCISE(element): i = the element this work-item computes (one per work-item, in order)
   const size_t i = get_global_id(0);
-  if (i >= n) return;
   //| const size_t i = 0;
   // END EXERCISE
+  if (i >= n) return;
   uint x = in[i] ^ salt;
   for (uint step = 0; step < work; ++step) {
     x = x * 1664525u + 1013904223u;  // Numerical Recipes' LCG constants

@@ -152,7 +152,9 @@ lab::Result copy_snapshot(Demos& d) {
         << saw_change << ".\n";
   const lab::CheckResult check =
       lab::compare(got.data(), want.data(), d.n, lab::Tolerance::exact(), d.err, "dst");
-  if (saw_change > 0) {
+  // Most elements, as a runtime that does not copy would give; a wrong index in the student's
+  // kernel matches a changed value in a few elements by chance, and is the mismatches' to explain.
+  if (saw_change > d.n / 2) {
     d.err << "buffer_flags: copy_snapshot: the kernel saw the host array's later values in "
           << saw_change << " elements: COPY_HOST_PTR must copy the array when the buffer is made\n";
   }
