@@ -20,7 +20,7 @@ import json, statistics, sys
 report = json.load(open(sys.argv[1]))
 n = eval(sys.argv[2].replace("^", "**"))
 reps = int(sys.argv[3])
-print(f"vector_types on {report['device']}, n = {n} floats, median of {reps} runs:")
+print(f"vector_types on {report['device']['name']}, n = {n} floats, median of {reps} runs:")
 for row in report["results"]:
     print(f"  {row['variant']:<18} {row['rate']:9.1f} GB/s  {row['status']}")
 bandwidth = report["details"]["bandwidth"]

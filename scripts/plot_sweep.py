@@ -6,7 +6,9 @@ The CSV is the labs' --csv output (scripts/sweep.sh writes it). The x axis is N 
 column ("N=1024", or "M=.. N=.. K=..") or else n ("n=1048576"). The left panel is the rate in its
 unit; a second panel shows G elements/s when the CSV has an elements_per_s column (elements per
 second) with values.
-When the reference column names the copy kernel's bandwidth, it is drawn as a dashed line.
+When the reference column names the copy kernel's bandwidth, or the device's FP32 peak (matmul),
+it is drawn as a dashed line: the ceiling the variants are measured against. The legend sits
+beside the panel, never over the data.
 """
 import csv
 import re
@@ -19,6 +21,7 @@ matplotlib.use("Agg")  # no display needed
 import matplotlib.pyplot as plt
 
 COPY_PATTERN = re.compile(r"copy kernel ([0-9.]+) GB/s")
+PEAK_PATTERN = re.compile(r"peak ~([0-9.]+)")
 SIZE_PATTERNS = [
     ("N", re.compile(r"\bN=([0-9]+)")),
     ("n", re.compile(r"\bn=([0-9]+)")),
@@ -45,6 +48,7 @@ def read_sweep(source):
         "rates": defaultdict(list),  # variant -> [(size, rate)]
         "elements": defaultdict(list),  # variant -> [(size, G elements/s)]
         "copy": {},  # size -> copy kernel GB/s
+        "peak": {},  # size -> the device's estimated peak, in the rate's unit
     }
     with open(source, newline="") as handle:
         for row in csv.DictReader(handle):
@@ -66,6 +70,9 @@ def read_sweep(source):
             copy = COPY_PATTERN.search(row.get("reference") or "")
             if copy:
                 sweep["copy"][n] = float(copy.group(1))
+            peak = PEAK_PATTERN.search(row.get("reference") or "")
+            if peak:
+                sweep["peak"][n] = float(peak.group(1))
     return sweep
 
 
@@ -87,7 +94,7 @@ def finish_axes(axes, x_label, y_label):
     axes.set_xlabel(x_label)
     axes.set_ylabel(y_label)
     axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize="small")
+    axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
 def main(source, target):
@@ -103,13 +110,18 @@ def main(source, target):
     colours = {v: cycle[i % len(cycle)] for i, v in enumerate(sweep["rates"])}
 
     panels = 2 if sweep["elements"] else 1
-    figure, axes = plt.subplots(1, panels, figsize=(8 * panels, 5), squeeze=False)
+    figure, axes = plt.subplots(1, panels, figsize=(9.5 * panels, 5), squeeze=False)
     rate_axes = axes[0][0]
     draw_lines(rate_axes, sweep["rates"], colours)
     if sweep["copy"] and unit == "GB/s":
         sizes = sorted(sweep["copy"])
         rate_axes.plot(
             sizes, [sweep["copy"][n] for n in sizes], "k--", marker="x", label="copy kernel"
+        )
+    if sweep["peak"]:
+        sizes = sorted(sweep["peak"])
+        rate_axes.plot(
+            sizes, [sweep["peak"][n] for n in sizes], "k:", label="FP32 peak (estimated)"
         )
     finish_axes(rate_axes, x_label, f"{unit} (median)")
 

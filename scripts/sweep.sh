@@ -8,13 +8,14 @@
 # Each size runs `LAB -n N --csv --reps 5 --warmup 1 $LAB_ARGS` (matmul also gets --kmax N, so its
 # row variants have room for K = N). Extra lab options go in LAB_ARGS, e.g. LAB_ARGS="--variant
 # all"; for matmul, MATMUL_ARGS is read when LAB_ARGS is unset.
-# Device choice as for every lab: LAB_PLATFORM / LAB_DEVICE / LAB_DEVICE_TYPE.
+# Device choice as for every lab: LAB_PLATFORM / LAB_DEVICE / LAB_DEVICE_TYPE. LAB_BIN=DIR runs
+# the labs already built in DIR (another build folder, a copy on a GPU machine) and builds nothing.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bin=$root/build/bin
+bin=${LAB_BIN:-$root/build/bin}
 
 if [[ $# -lt 1 || "$1" == -h || "$1" == --help ]]; then
-  sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+  sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
   exit 2
 fi
 lab=$1
@@ -40,10 +41,10 @@ fi
 read -r -a extra <<<"$lab_args"
 
 "$root/scripts/setup.sh" plots
-"$root/scripts/build.sh" default
+[[ -n "${LAB_BIN:-}" ]] || "$root/scripts/build.sh" default all_labs
 
 if [[ ! -x "$bin/$lab" ]]; then
-  echo "sweep.sh: no lab named '$lab'; the labs are: $(tr '\n' ' ' <"$root/build/labs.txt")" >&2
+  echo "sweep.sh: no lab named '$lab' in $bin; the labs are: $(tr '\n' ' ' <"$bin/../labs.txt" 2>/dev/null || ls "$bin")" >&2
   exit 2
 fi
 # (The help text is read whole: grep -q in a pipe could cut it off and fail under pipefail.)

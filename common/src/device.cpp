@@ -307,6 +307,21 @@ std::string trim_info(std::string text) {
   return text;
 }
 
+nlohmann::json describe_device(const Env& env) {
+  const cl::Device& d = env.device;
+  return {{"name", env.device_name()},
+          {"vendor", d.getInfo<CL_DEVICE_VENDOR>()},
+          {"type", device_type_name(d.getInfo<CL_DEVICE_TYPE>())},
+          {"compute_units", d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>()},
+          {"driver_version", d.getInfo<CL_DRIVER_VERSION>()},
+          {"opencl_version", d.getInfo<CL_DEVICE_VERSION>()},
+          {"opencl_c_version", env.opencl_c_version()},
+          {"platform",
+           {{"name", env.platform.getInfo<CL_PLATFORM_NAME>()},
+            {"vendor", env.platform.getInfo<CL_PLATFORM_VENDOR>()},
+            {"version", env.platform.getInfo<CL_PLATFORM_VERSION>()}}}};
+}
+
 std::string device_type_name(cl_device_type type) {
   std::string names;
   const auto add = [&names](const char* name) {

@@ -163,7 +163,7 @@ nlohmann::json Report::json() const {
     if (!r.note.empty()) row["note"] = r.note;
     rows.push_back(row);
   }
-  return {{"lab", lab_},         {"device", device_},    {"results", rows},
+  return {{"lab", lab_},         {"device", device_description_},    {"results", rows},
           {"details", details_}, {"grading", grading()}, {"passed", all_passed()}};
 }
 

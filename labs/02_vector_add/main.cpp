@@ -165,7 +165,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   //    c), the copy 8.
   const lab::CopyBaseline copy =
       lab::measure_copy(env, opt, s.n, static_cast<std::uint64_t>(tuning["LOCAL"]), cli.out());
-  lab::Report report("vector_add", env.device_name());
+  lab::Report report("vector_add", lab::describe_device(env));
   for (lab::Result& row : rows) {
     lab::relate_to_copy(row, copy);
     report.add(row);

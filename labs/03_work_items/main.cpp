@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
         }
 
         // 7. Report
-        lab::Report report("work_items", env.device_name());
+        lab::Report report("work_items", lab::describe_device(env));
         lab::Result row;
         row.variant = std::to_string(grid.dims) + "-D" + (pad ? " padded" : "");
         row.size =

@@ -68,7 +68,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   const auto naive = std::find_if(rows.begin(), rows.end(),
                                   [](const lab::Result& r) { return r.variant == "naive"; });
   const double naive_rate = naive != rows.end() ? naive->rate : 0.0;
-  lab::Report report("matmul", env.device_name());
+  lab::Report report("matmul", lab::describe_device(env));
   for (auto& row : rows) {
     if (naive_rate > 0) row.speedup = row.rate / naive_rate;
     report.add(row);

@@ -217,7 +217,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
 
   // 8. Report: GB/s of terms read, against the copy kernel; speed-up over single
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
-  lab::Report report("reduction", env.device_name());
+  lab::Report report("reduction", lab::describe_device(env));
   lab::add_against_copy(report, rows, copy, "single");
   auto& details = report.details();
   details["n"] = n;

@@ -148,7 +148,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
   // 8. Report: GB/s (read A + write B) against the suite's copy kernel over the same number of
   //    elements, and the speed-up over naive
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, elements, 0, cli.out());
-  lab::Report report("transpose", env.device_name());
+  lab::Report report("transpose", lab::describe_device(env));
   lab::add_against_copy(report, rows, copy, "naive");
   report.details()["height"] = dims.height;
   report.details()["width"] = dims.width;

@@ -182,7 +182,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
   // 8. Report: effective GB/s (the program reads A and writes B once) against the suite's copy
   //    kernel over the same number of elements, and the speed-up over naive
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, elements, 0, cli.out());
-  lab::Report report("coalescing", env.device_name());
+  lab::Report report("coalescing", lab::describe_device(env));
   lab::add_against_copy(report, rows, copy, "naive");
   report.details()["height"] = dims.height;
   report.details()["width"] = dims.width;

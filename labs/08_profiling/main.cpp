@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
         const profiling::Runs runs = profiling::run_pipelines(pipeline, in, opt);
 
         // 7. Verify: c of every timed run, and what the timestamps promise
-        lab::Report report("profiling", env.device_name());
+        lab::Report report("profiling", lab::describe_device(env));
         profiling::print_last_run(runs.timed.back(), cli.out());
         profiling::report_runs(runs, s, resolution, report, cli.out(), std::cerr);
 

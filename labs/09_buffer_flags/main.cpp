@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
         lab::check_memory(env, elements * sizeof(cl_int), 3, 5, "-n");
 
         // 3-7. The demonstrations (host data, buffers, kernel, check, each in its function)
-        lab::Report report("buffer_flags", env.device_name());
+        lab::Report report("buffer_flags", lab::describe_device(env));
         if (parts.chosen() != "timing") {
           flags::Demos demos{
               env,      opt,       lab::build_program(env, opt, "buffer_flags.cl", {}, cli.out()),

@@ -64,7 +64,7 @@ void print_report(const std::vector<PartResult>& rows, const Setup& setup, lab::
     }
     const nlohmann::json report = {
         {"lab", "events"},
-        {"device", device},
+        {"device", lab::describe_device(*setup.env)},
         {"results", results},
         {"details",
          {{"n", setup.n},

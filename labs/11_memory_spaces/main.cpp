@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
 
         // 3-7. Each demonstration: host data, buffers, kernels, runs, checks
         spaces::Context context{env, opt, s, cli.out(), std::cerr};
-        lab::Report report("memory_spaces", env.device_name());
+        lab::Report report("memory_spaces", lab::describe_device(env));
         const auto add = [&](std::vector<lab::Result> rows) {
           for (lab::Result& row : rows) report.add(std::move(row));
         };

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
 
         // 3-7. Each demonstration: host data and reference, buffers, kernels, runs, checks
         vector_types::Context context{env, opt, s, cli.out(), std::cerr};
-        lab::Report report("vector_types", env.device_name());
+        lab::Report report("vector_types", lab::describe_device(env));
         if (parts.runs("bandwidth")) {
           vector_types::Bandwidth bandwidth = vector_types::copy_bandwidth(context);
           for (lab::Result& row : bandwidth.rows) report.add(std::move(row));

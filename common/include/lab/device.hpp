@@ -4,6 +4,7 @@
 #include "lab/options.hpp"
 
 #include <CL/opencl.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <iosfwd>
@@ -85,6 +86,11 @@ std::string trim_info(std::string text);
 
 // "GPU", "CPU", "ACCELERATOR", ... for CL_DEVICE_TYPE bits.
 std::string device_type_name(cl_device_type type);
+
+// The device as a report records it: name, vendor, type, compute units, driver version, OpenCL
+// version and OpenCL C version, and its platform's name, vendor and version. A results page
+// merged from several machines tells their devices and drivers apart by it.
+nlohmann::json describe_device(const Env& env);
 
 // Sizes in bytes for people: "1.50 GiB", "48 KiB".
 std::string format_bytes(double bytes);

@@ -70,7 +70,12 @@ void set_check(Result& result, const CheckResult& check);
 
 class Report {
  public:
-  Report(std::string lab, std::string device) : lab_(std::move(lab)), device_(std::move(device)) {}
+  // `device` is describe_device(env) (its "name" heads the table), or a bare name.
+  Report(std::string lab, nlohmann::json device)
+      : lab_(std::move(lab)),
+        device_(device.is_object() ? device.value("name", "") : device.get<std::string>()),
+        device_description_(device.is_object() ? std::move(device)
+                                               : nlohmann::json{{"name", device_}}) {}
 
   void add(Result result) { results_.push_back(std::move(result)); }
   const std::vector<Result>& results() const { return results_; }
@@ -92,6 +97,7 @@ class Report {
  private:
   std::string lab_;
   std::string device_;
+  nlohmann::json device_description_;
   std::vector<Result> results_;
   nlohmann::json details_ = nlohmann::json::object();
 };
