@@ -163,8 +163,8 @@ nlohmann::json Report::json() const {
     if (!r.note.empty()) row["note"] = r.note;
     rows.push_back(row);
   }
-  return {{"lab", lab_},         {"device", device_description_},    {"results", rows},
-          {"details", details_}, {"grading", grading()}, {"passed", all_passed()}};
+  return {{"lab", lab_},         {"device", device_description_}, {"results", rows},
+          {"details", details_}, {"grading", grading()},          {"passed", all_passed()}};
 }
 
 void Report::print(OutputFormat format, std::ostream& out) const {
