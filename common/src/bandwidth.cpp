@@ -57,10 +57,9 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
 
 void relate_to_copy(Result& row, const CopyBaseline& copy) {
   if (copy.measurable) {
-    row.percent = 100.0 * row.rate / copy.rate;
     char text[64];
     std::snprintf(text, sizeof text, "copy kernel %.*f GB/s", copy.rate < 10 ? 2 : 0, copy.rate);
-    row.reference = text;
+    set_reference(row, {"copy kernel", copy.rate, "GB/s"}, text);
   } else {
     row.note += (row.note.empty() ? "" : "; ") + copy.why_not_measurable;
   }

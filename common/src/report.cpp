@@ -91,6 +91,12 @@ void set_timing(Result& result, const Timing& timing) {
   }
 }
 
+void set_reference(Result& result, Reference reference, std::string text) {
+  result.percent = reference.value > 0 ? 100.0 * result.rate / reference.value : 0.0;
+  result.reference = std::move(text);
+  result.against = std::move(reference);
+}
+
 void set_check(Result& result, const CheckResult& check) {
   result.checked = check.checked;
   result.wrong = check.mismatches;
@@ -157,6 +163,12 @@ nlohmann::json Report::json() const {
     if (r.percent) {
       row["percent"] = *r.percent;
       row["reference"] = r.reference;
+    }
+    if (r.against) {
+      row["reference"] = {{"name", r.against->name},
+                          {"value", r.against->value},
+                          {"unit", r.against->unit},
+                          {"share", r.against->value > 0 ? r.rate / r.against->value : 0.0}};
     }
     if (r.speedup) row["speedup"] = *r.speedup;
     if (r.max_abs_error) row["max_abs_error"] = *r.max_abs_error;

@@ -375,8 +375,8 @@ lab::Result make_result(const std::string& name, const Dims& dims, const lab::Ti
   row.rate = lab::gigaflops(family().work(dims).flops, timing.time.median);
   row.unit = "GFLOP/s";
   if (peak.gflops > 0) {
-    row.percent = 100.0 * row.rate / peak.gflops;
-    row.reference = "peak ~" + std::to_string(static_cast<long>(std::lround(peak.gflops)));
+    lab::set_reference(row, {"FP32 peak (estimated)", peak.gflops, "GFLOP/s"},
+                       "peak ~" + std::to_string(static_cast<long>(std::lround(peak.gflops))));
   }
   lab::set_check(row, check);
   return row;

@@ -30,6 +30,14 @@ struct TunableValue {
   Origin origin = Origin::default_value;
 };
 
+// What a row's rate is measured against: the copy kernel's bandwidth, the device's FP32 peak, the
+// best vector width. --json gives it as {name, value, unit, share}, share = rate / value.
+struct Reference {
+  std::string name;  // "copy kernel", "FP32 peak (estimated)", "best width float4"
+  double value = 0;
+  std::string unit;  // the rate's unit
+};
+
 struct Result {
   std::string variant;        // e.g. "copy" or "naive"
   std::string size;           // e.g. "n=1048576" or "16x16"
@@ -45,6 +53,7 @@ struct Result {
   std::string unit;                     // "GB/s", "GFLOP/s" or "" when there is no rate
   std::optional<double> percent;        // rate as a percentage of `reference`
   std::string reference;                // what percent compares against, e.g. "copy 2930 GB/s"
+  std::optional<Reference> against;     // the same, as numbers (set_reference sets all three)
   std::optional<double> speedup;        // rate over a baseline row (e.g. the naive variant)
   std::optional<double> max_abs_error;  // largest |device - reference| the check saw (JSON)
   bool passed = false;
@@ -67,6 +76,10 @@ void set_timing(Result& result, const Timing& timing);
 
 // Copies a check's counts, first mismatches and largest error into `result` (passed included).
 void set_check(Result& result, const CheckResult& check);
+
+// Puts `result`'s rate against `reference`: its percent, the reference, and `text`, the words the
+// table and the CSV show ("copy kernel 2930 GB/s").
+void set_reference(Result& result, Reference reference, std::string text);
 
 class Report {
  public:
