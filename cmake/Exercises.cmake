@@ -60,6 +60,7 @@ function(lab_exercise lab name)
   get_property(scheduled GLOBAL PROPERTY ${target}_SCHEDULED)
   if(NOT scheduled)
     set_property(GLOBAL PROPERTY ${target}_SCHEDULED TRUE)
+    set_property(GLOBAL APPEND PROPERTY LAB_EXERCISE_TARGETS ${target})
     # A deferred call reads its arguments when it runs: EVAL puts in their values now.
     cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${PROJECT_SOURCE_DIR}]]
                                              CALL _lab_exercise_skeleton [[${X_KERNEL}]] ${target})")
@@ -95,9 +96,10 @@ function(_lab_exercise_skeleton kernel target)
   set(skeleton ${LAB_EXERCISE_DIR}/${kernel})
   # The installed copy (LAB_INSTALL_EXERCISE_DIR, see Install.cmake) names the installed commands.
   set(installed ${LAB_INSTALL_STAGE_DIR}/exercises/${kernel})
-  add_custom_command(OUTPUT ${skeleton} ${installed}
+  set(cut ${LAB_INSTALL_STAGE_DIR}/solutions/${kernel})  # what the skeleton leaves out
+  add_custom_command(OUTPUT ${skeleton} ${installed} ${cut}
     COMMAND ${CMAKE_COMMAND} -DINPUT=${source} -DOUTPUT=${skeleton} -DSOURCE_NAME=kernels/${kernel}
-            "-DGRADE=${grade}" -P ${LAB_EXERCISE_SCRIPT}
+            "-DGRADE=${grade}" -DSOLUTIONS=${cut} -P ${LAB_EXERCISE_SCRIPT}
     COMMAND ${CMAKE_COMMAND} -DINPUT=${source} -DOUTPUT=${installed} -DINSTALLED=ON
             -DSOURCE_NAME=${LAB_INSTALL_KERNEL_NAME}/${kernel} "-DGRADE=${installed_grade}"
             -P ${LAB_EXERCISE_SCRIPT}
@@ -105,7 +107,7 @@ function(_lab_exercise_skeleton kernel target)
     DEPENDS ${source} ${LAB_EXERCISE_SCRIPT} ${list_files}
     COMMENT "Generating exercise skeleton bin/exercises/${kernel}"
     VERBATIM)
-  add_custom_target(${target} DEPENDS ${skeleton} ${installed})
+  add_custom_target(${target} DEPENDS ${skeleton} ${installed} ${cut})
 endfunction()
 
 # The generator itself: a sample's skeleton is the expected file byte for byte, twice over

@@ -123,10 +123,15 @@ include(\"${PROJECT_SOURCE_DIR}/cmake/install_skeletons.cmake\")" COMPONENT ${co
   set(solutions ${LAB_INSTALL_STAGE_DIR}/instructor/solutions.md)
   file(GLOB kernels ${PROJECT_SOURCE_DIR}/kernels/*.cl)
   add_custom_command(OUTPUT ${solutions}
-    COMMAND ${CMAKE_COMMAND} -DEXERCISES=${LAB_EXERCISE_LIST} -DKERNELS=${PROJECT_SOURCE_DIR}/kernels
+    COMMAND ${CMAKE_COMMAND} -DEXERCISES=${LAB_EXERCISE_LIST} -DCUT=${LAB_INSTALL_STAGE_DIR}/solutions
             -DOUTPUT=${solutions} -P ${PROJECT_SOURCE_DIR}/cmake/exercise_solutions.cmake
     DEPENDS ${kernels} ${LAB_EXERCISE_LIST} ${PROJECT_SOURCE_DIR}/cmake/exercise_solutions.cmake
+            ${PROJECT_SOURCE_DIR}/cmake/ExerciseList.cmake
     VERBATIM)
   add_custom_target(lab_exercise_solutions ALL DEPENDS ${solutions})
+  get_property(skeletons GLOBAL PROPERTY LAB_EXERCISE_TARGETS)  # they write the blocks it reads
+  if(skeletons)
+    add_dependencies(lab_exercise_solutions ${skeletons})
+  endif()
   _lab_install_staged("${solutions}" ${LAB_INSTALL_DOC_DIR}/docs/instructor labs)
 endfunction()

@@ -1,51 +1,25 @@
-# exercise_solutions.cmake: the instructor key's solutions.md, cut from the suite's kernels. For
-# every kernel file an exercise uses (EXERCISES, build/exercises.tsv), each EXERCISE block's
-# solution lines, with the exercises that grade it and their commands. The skeletons leave out
-# exactly these lines.
-#   cmake -DEXERCISES=exercises.tsv -DKERNELS=kernels/ -DOUTPUT=solutions.md -P exercise_solutions.cmake
-file(STRINGS ${EXERCISES} rows)
-set(files "")
-foreach(row IN LISTS rows)
-  string(REPLACE "\t" ";" fields "${row}")
-  list(GET fields 0 lab)
-  list(GET fields 1 name)
-  list(GET fields 2 kernel)
-  list(LENGTH fields count)
-  set(args "")
-  if(count GREATER 3)
-    list(GET fields 3 args)
-  endif()
-  list(APPEND files ${kernel})
-  string(MAKE_C_IDENTIFIER "${kernel}" key)
-  list(APPEND graded_${key} "`opencl-labs ${lab} ${args} --kernel-file my_${kernel}` (${lab}.${name})")
-endforeach()
-list(REMOVE_DUPLICATES files)
+# exercise_solutions.cmake: the instructor key's solutions.md. For every kernel file an exercise
+# uses (EXERCISES, build/exercises.tsv), the blocks its skeleton leaves out (CUT/KERNEL, written
+# by scripts/exercise_skeleton.cmake) with the exercises that grade them and their commands.
+#   cmake -DEXERCISES=exercises.tsv -DCUT=dir -DOUTPUT=solutions.md -P exercise_solutions.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/ExerciseList.cmake)
+lab_exercise_rows(${EXERCISES} exercise)
 
 set(text "# Exercise solutions\n\nFor the instructor. Each exercise's skeleton is its kernel with ")
 string(APPEND text "the blocks below left out; these are the suite's own lines, which pass the ")
 string(APPEND text "grading commands. The student edition holds none of them.\n")
-foreach(kernel IN LISTS files)
-  string(MAKE_C_IDENTIFIER "${kernel}" key)
+foreach(kernel IN LISTS exercise_kernels)
   string(APPEND text "\n## kernels/${kernel}\n\nGraded by:\n")
-  foreach(command IN LISTS graded_${key})
-    string(APPEND text "- ${command}\n")
-  endforeach()
-  # Line by line, keeping the ';' of C statements out of CMake's list separator.
-  file(READ ${KERNELS}/${kernel} source)
-  string(REPLACE ";" "<semicolon>" source "${source}")
-  string(REPLACE "\n" ";" lines "${source}")
-  set(inside FALSE)
-  foreach(line IN LISTS lines)
-    string(REPLACE "<semicolon>" ";" line "${line}")
-    if(line MATCHES "^[ \t]*// EXERCISE\\(([A-Za-z0-9_]+)\\): (.*)$")
-      set(inside TRUE)
-      string(APPEND text "\nExercise `${CMAKE_MATCH_1}`: ${CMAKE_MATCH_2}\n\n```c\n")
-    elseif(line MATCHES "^[ \t]*// END EXERCISE")
-      set(inside FALSE)
-      string(APPEND text "```\n")
-    elseif(inside AND NOT line MATCHES "^[ \t]*//\\|")
-      string(APPEND text "${line}\n")
+  math(EXPR last "${exercise_count} - 1")
+  foreach(i RANGE ${last})
+    if(exercise_${i}_kernel STREQUAL kernel)
+      string(APPEND text "- `opencl-labs ${exercise_${i}_lab} ${exercise_${i}_args} "
+                         "--kernel-file my_${kernel}` (${exercise_${i}_lab}.${exercise_${i}_name})\n")
     endif()
+  endforeach()
+  lab_exercise_blocks(${CUT}/${kernel} block)
+  foreach(id IN LISTS block_ids)
+    string(APPEND text "\nExercise `${id}`: ${block_${id}_hint}\n\n```c\n${block_${id}_code}```\n")
   endforeach()
 endforeach()
 file(WRITE ${OUTPUT} "${text}")

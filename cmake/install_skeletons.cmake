@@ -5,14 +5,9 @@
 # holds no exercise's solution.
 cmake_policy(PUSH)
 cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in an install script
-file(STRINGS ${EXERCISES} _rows)
-set(_exercised "")
-foreach(_row IN LISTS _rows)
-  string(REPLACE "\t" ";" _fields "${_row}")
-  list(GET _fields 2 _kernel)
-  list(APPEND _exercised ${_kernel})
-endforeach()
-list(REMOVE_DUPLICATES _exercised)
+include(${CMAKE_CURRENT_LIST_DIR}/ExerciseList.cmake)
+lab_exercise_rows(${EXERCISES} _exercise)
+set(_exercised ${_exercise_kernels})
 set(FILES "")
 foreach(_kernel IN LISTS _exercised)
   list(APPEND FILES ${SKELETONS}/${_kernel})

@@ -4,6 +4,7 @@
 #
 #   cmake -DINPUT=kernels/matmul_tiled.cl -DOUTPUT=build/bin/exercises/matmul_tiled.cl
 #         [-DSOURCE_NAME=kernels/matmul_tiled.cl] [-DGRADE="command|command..."]
+#         [-DSOLUTIONS=FILE]   (FILE: the blocks the skeleton leaves out, markers included)
 #         -P scripts/exercise_skeleton.cmake
 #   cmake -DSELF_TEST=ON -DINPUT=tests/exercises/sample.cl
 #         -DEXPECTED=tests/exercises/sample_skeleton.cl -P scripts/exercise_skeleton.cmake
@@ -35,7 +36,8 @@
 
 cmake_minimum_required(VERSION 3.25)  # the project's policies (IN_LIST) in script mode too
 
-# exercise_skeleton(OUT TEXT SOURCE_NAME GRADE): the skeleton of TEXT, header included.
+# exercise_skeleton(OUT TEXT SOURCE_NAME GRADE): the skeleton of TEXT, header included; OUT_cut
+# gets what the skeleton leaves out: each block, markers and solution lines, without placeholders.
 function(exercise_skeleton out text source_name grade)
   set(header "// Exercise skeleton generated from ${source_name} by\n")
   if(INSTALLED)
@@ -57,6 +59,7 @@ function(exercise_skeleton out text source_name grade)
     string(APPEND header "//   ${command}\n")
   endforeach()
   set(result "${header}\n")
+  set(cut "")
 
   set(rest "${text}")
   set(line_no 0)
@@ -106,6 +109,7 @@ function(exercise_skeleton out text source_name grade)
       set(open_id "${id}")
       set(open_indent "${indent}")
       set(open_hint "${hint}")
+      string(APPEND cut "${line}\n")
       set(solution_lines 0)
       set(placeholders "")
     elseif(line MATCHES "^[ \t]*// END EXERCISE[ \t\r]*$")
@@ -118,6 +122,7 @@ function(exercise_skeleton out text source_name grade)
       endif()
       string(APPEND result "${open_indent}// YOUR CODE (exercise ${open_id}): ${open_hint}\n"
                            "${placeholders}")
+      string(APPEND cut "${line}\n")
       math(EXPR blocks "${blocks} + 1")
       set(open_line 0)
     elseif(line MATCHES "^[ \t]*//[ \t]*(END[ \t]*)?EXERCISE")
@@ -130,6 +135,7 @@ function(exercise_skeleton out text source_name grade)
       string(APPEND placeholders "${CMAKE_MATCH_1}${CMAKE_MATCH_2}\n")
     elseif(open_line)
       math(EXPR solution_lines "${solution_lines} + 1")
+      string(APPEND cut "${line}\n")
     else()
       string(APPEND result "${line}")
       if(newline GREATER_EQUAL 0)
@@ -146,6 +152,7 @@ function(exercise_skeleton out text source_name grade)
     message(FATAL_ERROR "${source_name}: no '// EXERCISE(<id>): <hint>' block to cut out")
   endif()
   set(${out} "${result}" PARENT_SCOPE)
+  set(${out}_cut "${cut}" PARENT_SCOPE)
 endfunction()
 
 if(NOT INPUT)
@@ -180,3 +187,6 @@ if(NOT OUTPUT)
 endif()
 exercise_skeleton(skeleton "${text}" "${SOURCE_NAME}" "${GRADE}")
 file(WRITE "${OUTPUT}" "${skeleton}")
+if(SOLUTIONS)  # the blocks cut out, for the instructor key and the student edition's test
+  file(WRITE "${SOLUTIONS}" "${skeleton_cut}")
+endif()

@@ -1,16 +1,20 @@
-# readme_options.cmake: every option a lab's README handout lists must exist in the lab's --help,
+# readme_options.cmake: every option a lab's README handout (or the launcher's README) lists in its
+# Options section must exist in its --help,
 # so the handout cannot drift from the code.
 #   cmake -DLAB=path/to/lab -DREADME=labs/NN_name/README.md -P readme_options.cmake
 # Options are whole tokens on both sides: a substring search would find `-n` inside `--no-tuned`
 # and `--local` inside `--multi-local`, and pass for an option that does not exist.
 file(READ ${README} text)
 string(FIND "${text}" "## Options" begin)
-string(FIND "${text}" "## Questions" end)
-if(begin LESS 0 OR end LESS begin)
-  message(FATAL_ERROR "${README} has no '## Options' section before '## Questions to discuss'")
+if(begin LESS 0)
+  message(FATAL_ERROR "${README} has no '## Options' section")
 endif()
-math(EXPR length "${end} - ${begin}")
-string(SUBSTRING "${text}" ${begin} ${length} options)
+# The section runs to the next heading (a handout's "## Questions to discuss"), or to the end.
+string(SUBSTRING "${text}" ${begin} -1 options)
+string(FIND "${options}" "\n## " next)
+if(next GREATER 0)
+  string(SUBSTRING "${options}" 0 ${next} options)
+endif()
 
 # An option starts after one of these characters (or at the start of the text) and runs to the
 # first character that cannot be part of its name; the greedy name match is what makes it whole

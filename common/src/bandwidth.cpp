@@ -59,7 +59,7 @@ void relate_to_copy(Result& row, const CopyBaseline& copy) {
   if (copy.measurable) {
     char text[64];
     std::snprintf(text, sizeof text, "copy kernel %.*f GB/s", copy.rate < 10 ? 2 : 0, copy.rate);
-    set_reference(row, {"copy kernel", copy.rate, "GB/s"}, text);
+    set_reference(row, {"copy kernel", copy.rate, "GB/s", text});
   } else {
     row.note += (row.note.empty() ? "" : "; ") + copy.why_not_measurable;
   }

@@ -269,10 +269,9 @@ KernelLookup kernel_lookup(const Options& options) {
   // A build tree has kernels/ beside the binary; only an installed lab looks in the share folder.
   const std::string beside = exe_dir + "/kernels";
   const std::string installed =
-      is_dir(beside) ? ""
-                     : (std::filesystem::path(exe_dir) / LAB_INSTALLED_KERNEL_DIR)
-                           .lexically_normal()
-                           .string();
+      is_dir(beside)
+          ? ""
+          : (std::filesystem::path(exe_dir) / LAB_INSTALLED_KERNEL_DIR).lexically_normal().string();
   return KernelLookup{options.kernel_file, options.kernel_dir, beside, installed};
 }
 

@@ -91,10 +91,11 @@ void set_timing(Result& result, const Timing& timing) {
   }
 }
 
-void set_reference(Result& result, Reference reference, std::string text) {
-  result.percent = reference.value > 0 ? 100.0 * result.rate / reference.value : 0.0;
-  result.reference = std::move(text);
-  result.against = std::move(reference);
+void set_reference(Result& result, Reference reference) { result.reference = std::move(reference); }
+
+std::optional<double> Result::percent() const {
+  if (!reference) return std::nullopt;
+  return reference->value > 0 ? 100.0 * rate / reference->value : 0.0;
 }
 
 void set_check(Result& result, const CheckResult& check) {
@@ -160,23 +161,20 @@ nlohmann::json Report::json() const {
                              {"median", r.end_to_end->median},
                              {"count", r.end_to_end->count}};
     }
-    if (r.percent) {
-      row["percent"] = *r.percent;
-      row["reference"] = r.reference;
-    }
-    if (r.against) {
-      row["reference"] = {{"name", r.against->name},
-                          {"value", r.against->value},
-                          {"unit", r.against->unit},
-                          {"share", r.against->value > 0 ? r.rate / r.against->value : 0.0}};
+    if (r.reference) {
+      row["percent"] = *r.percent();
+      row["reference"] = {{"name", r.reference->name},
+                          {"value", r.reference->value},
+                          {"unit", r.reference->unit},
+                          {"share", r.reference->value > 0 ? r.rate / r.reference->value : 0.0}};
     }
     if (r.speedup) row["speedup"] = *r.speedup;
     if (r.max_abs_error) row["max_abs_error"] = *r.max_abs_error;
     if (!r.note.empty()) row["note"] = r.note;
     rows.push_back(row);
   }
-  return {{"lab", lab_},         {"device", device_description_}, {"results", rows},
-          {"details", details_}, {"grading", grading()},          {"passed", all_passed()}};
+  return {{"lab", lab_},         {"device", device_},    {"results", rows},
+          {"details", details_}, {"grading", grading()}, {"passed", all_passed()}};
 }
 
 void Report::print(OutputFormat format, std::ostream& out) const {
@@ -188,12 +186,13 @@ void Report::print(OutputFormat format, std::ostream& out) const {
     out << "lab,device,variant,size,median_s,min_s,reps,rate,unit,percent,reference,speedup,"
            "status,note,tunables,student_kernels,elements_per_s,end_to_end_median_s,tuning\n";
     for (const auto& r : results_) {
-      out << csv_field(lab_) << ',' << csv_field(device_) << ',' << csv_field(r.variant) << ','
-          << csv_field(r.size) << ',' << (r.time ? fixed(r.time->median, 9) : "") << ','
+      out << csv_field(lab_) << ',' << csv_field(device_name()) << ',' << csv_field(r.variant)
+          << ',' << csv_field(r.size) << ',' << (r.time ? fixed(r.time->median, 9) : "") << ','
           << (r.time ? fixed(r.time->min, 9) : "") << ','
           << (r.time ? std::to_string(r.time->count) : "") << ','
           << (r.unit.empty() ? "" : fixed(r.rate, 3)) << ',' << r.unit << ','
-          << (r.percent ? fixed(*r.percent, 1) : "") << ',' << csv_field(r.reference) << ','
+          << (r.reference ? fixed(*r.percent(), 1) : "") << ','
+          << csv_field(r.reference ? r.reference->text : "") << ','
           << (r.speedup ? fixed(*r.speedup, 3) : "") << ',' << status(r) << ',' << csv_field(r.note)
           << ',' << csv_field(tunables_text(r)) << ',' << csv_field(student_files()) << ','
           << (r.elements_per_s ? fixed(*r.elements_per_s * 1e9, 0) : "") << ','
@@ -204,8 +203,8 @@ void Report::print(OutputFormat format, std::ostream& out) const {
   if (format == OutputFormat::summary) {
     for (const auto& r : results_) {
       std::string rate = rate_text(r);
-      if (r.percent) rate += " (" + fixed(*r.percent, 0) + "% of " + r.reference + ")";
-      out << summary_line(lab_, short_device_name(device_), r.variant, r.size,
+      if (r.reference) rate += " (" + fixed(*r.percent(), 0) + "% of " + r.reference->text + ")";
+      out << summary_line(lab_, short_device_name(device_name()), r.variant, r.size,
                           r.time ? format_seconds(r.time->median) : "-", rate, status(r));
       if (!r.note.empty()) out << " (" << r.note << ")";
       if (!student_files().empty()) out << " [your kernel: " << student_files() << "]";
@@ -237,14 +236,14 @@ void Report::print(OutputFormat format, std::ostream& out) const {
     if (speedups) {
       row.push_back(r.speedup ? fixed(*r.speedup, *r.speedup < 10 ? 2 : 1) + "x" : "-");
     }
-    row.push_back(r.percent ? fixed(*r.percent, 1) + "% of " + r.reference : "-");
+    row.push_back(r.reference ? fixed(*r.percent(), 1) + "% of " + r.reference->text : "-");
     row.push_back(status(r));
   }
   std::vector<std::size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows) {
     for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
   }
-  out << "\n" << lab_ << " on " << short_device_name(device_) << "\n";
+  out << "\n" << lab_ << " on " << short_device_name(device_name()) << "\n";
   for (const auto& row : rows) {
     out << " ";
     for (std::size_t c = 0; c < row.size(); ++c) {

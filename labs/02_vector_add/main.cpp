@@ -18,6 +18,8 @@ struct Settings {
   std::string mode = "copy";
   bool no_fetch = false;
   bool skip_finish = false;
+  // --no-fetch and --skip-finish read the result from the host's own array (USE_HOST_PTR).
+  bool host_result() const { return no_fetch || skip_finish; }
 };
 
 // "queued", "submitted", "running", "complete" (or "an error status") for the sentence below.
@@ -42,7 +44,6 @@ struct RunRow {
   const lab::HostVector<float>& reference;
   const vector_add::Variant* first;  // the row --skip-finish looks at
   nlohmann::json& details;           // the report's details
-  bool host_result;                  // c is the host's array (USE_HOST_PTR)
 
   lab::Result operator()(const vector_add::Variant& v, const lab::Tuning& t,
                          const lab::Stage& stage) const {
@@ -55,7 +56,8 @@ struct RunRow {
     stage.out << v.name << ": n = " << s.n << ", work-items = " << range.global[0]
               << (range.local.empty() ? ", local chosen by the runtime"
                                       : ", local = " + std::to_string(range.local[0]))
-              << ", buffers: " << s.mode << (host_result ? " (result: USE_HOST_PTR)" : "") << "\n";
+              << ", buffers: " << s.mode << (s.host_result() ? " (result: USE_HOST_PTR)" : "")
+              << "\n";
 
     // 6. Run: warm-up, then timed repetitions from profiling events, on a result that
     //    starts as NaN everywhere
@@ -79,9 +81,10 @@ struct RunRow {
         guard, "c", "padding work-items need the bounds check `if (i < n)`");
     if (!outside.empty()) stage.err << "vector_add: " << outside << "\n";
 
-    lab::Result row = lab::bandwidth_row(
-        v.name + " mode=" + s.mode + (host_result ? " result=use" : ""), "n=" + std::to_string(s.n),
-        timing, vector_add::family().work(s.n).bytes, check, guard.total());
+    lab::Result row =
+        lab::bandwidth_row(v.name + " mode=" + s.mode + (s.host_result() ? " result=use" : ""),
+                           "n=" + std::to_string(s.n), timing, vector_add::family().work(s.n).bytes,
+                           check, guard.total());
     row.tunables = t.row(v.tunables);
     if (!stage.trial) {
       details["variants"][v.name] = {{"global", range.global},
@@ -119,7 +122,6 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   const auto& opt = cli.options();
   const vector_add::Family& family = vector_add::family();
   const lab::BufferMode mode = lab::parse_buffer_mode(s.mode);
-  const bool use_host_result = s.no_fetch || s.skip_finish;  // the host array is the buffer
   const lab::Tuning tuning = tuning_options.apply(defaults);
 
   // 3. Host data and reference
@@ -150,15 +152,13 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   }
   lab::GuardedBuffer<float> a_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, a.data());
   lab::GuardedBuffer<float> b_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, b.data());
-  lab::GuardedBuffer<float> c_buf(env, use_host_result ? lab::BufferMode::use : mode,
+  lab::GuardedBuffer<float> c_buf(env, s.host_result() ? lab::BufferMode::use : mode,
                                   CL_MEM_WRITE_ONLY, s.n, reach);
 
   // 5-7. Each variant with its tuning: build, run, verify
   nlohmann::json details = nlohmann::json::object();
-  std::vector<lab::Result> rows =
-      driver.run("GB/s", s.n,
-                 RunRow{env, s, a_buf, b_buf, c_buf, reference, driver.rows().front(), details,
-                        use_host_result});
+  std::vector<lab::Result> rows = driver.run(
+      "GB/s", s.n, RunRow{env, s, a_buf, b_buf, c_buf, reference, driver.rows().front(), details});
 
   // 8. Report against the yardstick: the faster of a float and a float4 copy kernel over
   //    plain device buffers. vector_add moves 12 bytes per element (read a and b, write

@@ -375,8 +375,8 @@ lab::Result make_result(const std::string& name, const Dims& dims, const lab::Ti
   row.rate = lab::gigaflops(family().work(dims).flops, timing.time.median);
   row.unit = "GFLOP/s";
   if (peak.gflops > 0) {
-    lab::set_reference(row, {"FP32 peak (estimated)", peak.gflops, "GFLOP/s"},
-                       "peak ~" + std::to_string(static_cast<long>(std::lround(peak.gflops))));
+    lab::set_reference(row, {"FP32 peak (estimated)", peak.gflops, "GFLOP/s",
+                             "peak ~" + std::to_string(std::lround(peak.gflops))});
   }
   lab::set_check(row, check);
   return row;
@@ -462,7 +462,7 @@ lab::Result run_variant(lab::Env& env, const Variant& variant, const Tuning& t,
                         const Peak& peak) {
   const Dims& d = problem.dims;
   const bool is_float = std::is_floating_point_v<T>;
-  const std::string real = is_float ? "float" : "int";
+  const std::string real = lab::opencl_type_name<T>();
   // EDGES=pad with sizes that are not multiples of the tiles: A and B are copied into buffers
   // padded with zeros to whole tiles, the exact kernel (no bounds checks, whole vectors) runs on
   // them, and C is copied back out; the copies are part of the time.

@@ -75,7 +75,7 @@ struct RunRow {
   lab::Result operator()(const reduction::Variant& v, const lab::Tuning& t,
                          const lab::Stage& stage) const {
     const std::uint64_t n = terms.x.size();
-    const std::string real = std::is_floating_point_v<T> ? "float" : "int";
+    const std::string real = lab::opencl_type_name<T>();
     const lab::PreparedKernel prepared =
         lab::prepare_kernel(env, stage.options, stage.out, reduction::family(), v, n, t, defines,
                             signature(v, real), sizeof(T));
@@ -172,7 +172,7 @@ template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOptions& tuning_options,
         const lab::Tuning& defaults) {
   const auto& opt = cli.options();
-  const std::string real = std::is_floating_point_v<T> ? "float" : "int";
+  const std::string real = lab::opencl_type_name<T>();
   const std::uint64_t n = s.n;
 
   // 3. Host data, the reference in double (exact for int), and the plain float loop

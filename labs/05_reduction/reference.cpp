@@ -46,7 +46,7 @@ Terms<T> make_terms(std::uint64_t n, const std::string& op, std::uint64_t seed, 
   const std::uint64_t height = n - 1 + terms.product_rounding();
   terms.host_error = std::fabs(double(terms.host_loop) - terms.reference);
   terms.host_bound = is_float ? gamma(height) * terms.magnitude : 0;
-  out << (terms.dot ? "x·y" : "sum x") << ", n = " << n << ", " << (is_float ? "float" : "int")
+  out << (terms.dot ? "x·y" : "sum x") << ", n = " << n << ", " << lab::opencl_type_name<T>()
       << "; reference " << terms.reference << " (double" << (is_float ? "" : ", exact") << ")\n";
   if (is_float) {
     out << "Sequential float loop on the host: error " << terms.host_error;

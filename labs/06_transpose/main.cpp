@@ -36,7 +36,7 @@ struct RunRow {
 
   lab::Result operator()(const transpose::Variant& v, const lab::Tuning& t,
                          const lab::Stage& stage) const {
-    const std::string real = std::is_floating_point_v<T> ? "float" : "int";
+    const std::string real = lab::opencl_type_name<T>();
     const lab::PreparedKernel prepared =
         lab::prepare_kernel(env, stage.options, stage.out, transpose::family(), v, dims, t,
                             {{"REAL", real, "--dtype"}}, transpose::signature(real), sizeof(T));

@@ -46,7 +46,7 @@ struct RunRow {
 
   lab::Result operator()(const coalescing::Variant& v, const lab::Tuning& t,
                          const lab::Stage& stage) const {
-    const std::string real = std::is_floating_point_v<T> ? "float" : "int";
+    const std::string real = lab::opencl_type_name<T>();
     const lab::PreparedKernel prepared =
         lab::prepare_kernel(env, stage.options, stage.out, coalescing::family(), v, dims, t,
                             {{"REAL", real, "--dtype"}}, transpose::signature(real), sizeof(T));
@@ -94,7 +94,7 @@ struct RunRow {
   // built beside the scan (--kernel-file does not replace it).
   Timed transposed(Launcher& scan, const cl::EnqueueArgs& scan_args,
                    const lab::Stage& stage) const {
-    const std::string real = std::is_floating_point_v<T> ? "float" : "int";
+    const std::string real = lab::opencl_type_name<T>();
     const transpose::Variant& tv = transpose::family().variant(transpose);
     const lab::Tuning tt = transpose::default_tuning(env.device);
     const transpose::Dims there{dims.height, dims.width}, back{dims.width, dims.height};

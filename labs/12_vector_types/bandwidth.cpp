@@ -275,8 +275,9 @@ Bandwidth copy_bandwidth(Context& c) {
       [&](std::size_t a, std::size_t b) { return result.rows[a].rate < result.rows[b].rate; });
   const lab::Result& top_row = result.rows[best];
   for (const std::size_t k : passed) {
-    lab::set_reference(result.rows[k], {"best width " + top_row.variant, top_row.rate, "GB/s"},
-                       "best, " + top_row.variant + " " + rate_text(top_row.rate));
+    lab::set_reference(result.rows[k],
+                       {"best width " + top_row.variant, top_row.rate, "GB/s",
+                        "best, " + top_row.variant + " " + rate_text(top_row.rate)});
   }
   result.details["best"] = {{"type", top_row.variant}, {"rate_gb_s", top_row.rate}};
   c.out << "best width: " << top_row.variant << " at " << rate_text(top_row.rate) << "\n";

@@ -66,7 +66,8 @@ void usage(const std::string& me, const fs::path& labs, std::ostream& out) {
   out << "Usage: " << me << "              run every lab once (the tour), one line each\n"
       << "       " << me << " LAB [ARGS]   run one lab; " << me << " LAB --help for its options\n"
       << "       " << me << " --self-test  run the unit tests of the labs' shared library\n"
-      << "       " << me << " --version\n\n"
+      << "       " << me << " --version\n"
+      << "       " << me << " -h, --help   this text\n\n"
       << "Labs, in course order: " << lab_list() << "\n"
       << "Device: -p/--platform, -d/--device or LAB_PLATFORM, LAB_DEVICE, LAB_DEVICE_TYPE (" << me
       << " device_info --list shows them).\n"

@@ -40,6 +40,13 @@ struct AlignedAllocator {
 template <typename T>
 using HostVector = std::vector<T, AlignedAllocator<T>>;
 
+// The OpenCL C name of a lab's element type, as its kernels' REAL: "float" or "int".
+template <typename T>
+const char* opencl_type_name() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, int>, "the labs use float or int");
+  return std::is_same_v<T, float> ? "float" : "int";
+}
+
 // n values uniform in [lo, hi) (floating point) or [lo, hi] (integers), reproducible from seed.
 template <typename T>
 HostVector<T> random_vector(std::size_t n, std::uint64_t seed, T lo, T hi) {

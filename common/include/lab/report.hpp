@@ -31,11 +31,13 @@ struct TunableValue {
 };
 
 // What a row's rate is measured against: the copy kernel's bandwidth, the device's FP32 peak, the
-// best vector width. --json gives it as {name, value, unit, share}, share = rate / value.
+// best vector width. --json gives it as {name, value, unit, share}, share = rate / value; the
+// table and --csv show `text` ("copy kernel 2930 GB/s") and the percentage.
 struct Reference {
   std::string name;  // "copy kernel", "FP32 peak (estimated)", "best width float4"
   double value = 0;
   std::string unit;  // the rate's unit
+  std::string text;
 };
 
 struct Result {
@@ -51,9 +53,7 @@ struct Result {
   // it differs from `time`.
   std::optional<Stats> end_to_end;
   std::string unit;                     // "GB/s", "GFLOP/s" or "" when there is no rate
-  std::optional<double> percent;        // rate as a percentage of `reference`
-  std::string reference;                // what percent compares against, e.g. "copy 2930 GB/s"
-  std::optional<Reference> against;     // the same, as numbers (set_reference sets all three)
+  std::optional<Reference> reference;   // what the rate is measured against (set_reference)
   std::optional<double> speedup;        // rate over a baseline row (e.g. the naive variant)
   std::optional<double> max_abs_error;  // largest |device - reference| the check saw (JSON)
   bool passed = false;
@@ -69,6 +69,9 @@ struct Result {
   std::vector<TunableValue> tunables;
   // Where they came from: "tuned" (the tuning cache) or "default"; "" for a row with none.
   std::string tuning;
+
+  // The rate as a percentage of `reference`, when there is one.
+  std::optional<double> percent() const;
 };
 
 // Copies a measurement into `result`: its times, clock, runs made and any note on them.
@@ -77,18 +80,15 @@ void set_timing(Result& result, const Timing& timing);
 // Copies a check's counts, first mismatches and largest error into `result` (passed included).
 void set_check(Result& result, const CheckResult& check);
 
-// Puts `result`'s rate against `reference`: its percent, the reference, and `text`, the words the
-// table and the CSV show ("copy kernel 2930 GB/s").
-void set_reference(Result& result, Reference reference, std::string text);
+// Puts `result`'s rate against `reference`.
+void set_reference(Result& result, Reference reference);
 
 class Report {
  public:
   // `device` is describe_device(env) (its "name" heads the table), or a bare name.
   Report(std::string lab, nlohmann::json device)
       : lab_(std::move(lab)),
-        device_(device.is_object() ? device.value("name", "") : device.get<std::string>()),
-        device_description_(device.is_object() ? std::move(device)
-                                               : nlohmann::json{{"name", device_}}) {}
+        device_(device.is_object() ? std::move(device) : nlohmann::json{{"name", device}}) {}
 
   void add(Result result) { results_.push_back(std::move(result)); }
   const std::vector<Result>& results() const { return results_; }
@@ -108,9 +108,10 @@ class Report {
   int exit_code() const;
 
  private:
+  std::string device_name() const { return device_.value("name", ""); }
+
   std::string lab_;
-  std::string device_;
-  nlohmann::json device_description_;
+  nlohmann::json device_;  // describe_device's object
   std::vector<Result> results_;
   nlohmann::json details_ = nlohmann::json::object();
 };
