@@ -108,7 +108,8 @@ def timing_of(report, exercise):
                  lambda r: True):
         for row in rows:
             if test(row):
-                return row["time_s"]["median"], row.get("rate"), row.get("unit", "")
+                rate = row.get("rate") or {}
+                return row["time_s"]["median"], rate.get("value"), rate.get("unit", "")
     return None, None, ""
 
 

@@ -4,7 +4,8 @@
 # A tool already on PATH (a cmake from elsewhere, say) counts as present. LAB_SKIP_SETUP=1 skips
 # this step, for machines whose packages are managed some other way.
 #   scripts/setup.sh            what building, the labs and the tests need
-#   scripts/setup.sh plots      also python3-matplotlib (scripts/plot_sweep.py)
+#   scripts/setup.sh report     also Chromium's headless shell (scripts/report.sh --screenshot and
+#                               the test that looks at the course report as a browser shows it)
 #   scripts/setup.sh peers      also OpenBLAS and CLBlast (matmul --peers)
 set -euo pipefail
 [[ "${LAB_SKIP_SETUP:-0}" == 1 ]] && exit 0
@@ -19,13 +20,15 @@ packages=(
   oclgrind                             # kernel checks: races, out-of-bounds, uninitialised reads
   clinfo                               # device_info is checked against it
   python3                              # the tests' command-line fuzzer, scripts/fuzz_cli.py
+  python3-matplotlib                   # plots: sweeps, timelines, the course report
+  python3-jsonschema                   # the tests check every lab's --json against its schema
   dpkg-dev file                        # cpack's .deb: dpkg-shlibdeps finds its Depends
 )
 for extra in "$@"; do
   case "$extra" in
-    plots) packages+=(python3-matplotlib) ;;
+    report) packages+=(chromium-headless-shell) ;;
     peers) packages+=(libopenblas0-pthread libclblast1) ;;
-    *) echo "setup: unknown extra '$extra' (plots, peers)" >&2; exit 2 ;;
+    *) echo "setup: unknown extra '$extra' (report, peers)" >&2; exit 2 ;;
   esac
 done
 

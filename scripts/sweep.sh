@@ -40,7 +40,7 @@ fi
 # The options are one string, split on spaces like a command line (no quoting inside).
 read -r -a extra <<<"$lab_args"
 
-"$root/scripts/setup.sh" plots
+"$root/scripts/setup.sh"
 [[ -n "${LAB_BIN:-}" ]] || "$root/scripts/build.sh" default all_labs
 
 if [[ ! -x "$bin/$lab" ]]; then

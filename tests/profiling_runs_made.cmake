@@ -3,8 +3,8 @@
 #         -P profiling_runs_made.cmake -- PROFILING ARGS
 # The lab runs with --warmup WARMUP --reps REPS (sizes small enough for the long-run rule never to
 # cut them) and must exit 0. Then, per format:
-# - json: every row's time_s.warmup is WARMUP and time_s.count is REPS;
-# - csv: every row's reps column is REPS, and the pipeline row's note names both counts;
+# - json: every row's time_s.warmups is WARMUP and time_s.runs is REPS;
+# - csv: every row's time_s.runs column is REPS, and the pipeline row's notes name both counts;
 # - summary: the pipeline line's note names both counts;
 # - table: every row's runs column is REPS, and the pipeline row's note names both counts;
 # - trace: each run's four commands are slices, the warm-ups' marked "warm-up": WARMUP * 4
@@ -85,10 +85,10 @@ if(FORMAT STREQUAL "json")
   math(EXPR last "${rows} - 1")
   foreach(i RANGE 0 ${last})
     string(JSON variant GET "${out}" results ${i} variant)
-    string(JSON warmup GET "${out}" results ${i} time_s warmup)
-    string(JSON count GET "${out}" results ${i} time_s count)
+    string(JSON warmup GET "${out}" results ${i} time_s warmups)
+    string(JSON count GET "${out}" results ${i} time_s runs)
     if(NOT warmup EQUAL WARMUP OR NOT count EQUAL REPS)
-      message(FATAL_ERROR "row '${variant}': time_s.warmup ${warmup} and time_s.count ${count}, "
+      message(FATAL_ERROR "row '${variant}': time_s.warmups ${warmup} and time_s.runs ${count}, "
                           "expected ${WARMUP} and ${REPS}")
     endif()
   endforeach()
@@ -96,11 +96,11 @@ elseif(FORMAT STREQUAL "csv")
   string(REPLACE "\n" ";" lines "${out}")
   list(POP_FRONT lines header)
   csv_fields("${header}" columns)
-  list(FIND columns reps reps_column)
-  list(FIND columns note note_column)
+  list(FIND columns time_s.runs reps_column)
+  list(FIND columns notes note_column)
   list(FIND columns variant variant_column)
   if(reps_column LESS 0 OR note_column LESS 0 OR variant_column LESS 0)
-    message(FATAL_ERROR "the CSV header has no variant, reps or note column: ${header}")
+    message(FATAL_ERROR "the CSV header has no variant, time_s.runs or notes column: ${header}")
   endif()
   set(rows 0)
   foreach(line IN LISTS lines)
@@ -125,12 +125,12 @@ elseif(FORMAT STREQUAL "csv")
     message(FATAL_ERROR "${rows} rows, expected ${rows_expected}\n${out}")
   endif()
 elseif(FORMAT STREQUAL "summary")
-  if(NOT out MATCHES "pipeline \\(host clock\\)[^\n]*\\(${note}\\)\n")
-    message(FATAL_ERROR "the pipeline line does not end in '(${note})'\n${out}")
+  if(NOT out MATCHES "pipeline \\(host clock\\)[^\n]*\n    ${note}\n")
+    message(FATAL_ERROR "the pipeline line is not followed by the note '${note}'\n${out}")
   endif()
 elseif(FORMAT STREQUAL "table")
-  # A row of the report: the size, the median and the min, then the runs column.
-  string(REGEX MATCHALL "\n  [a-z][^\n]* n=[0-9]+ +[0-9.]+ [num]?s +[0-9.]+ [num]?s +[0-9]+ "
+  # A row of the report: the median and the min, then the runs column.
+  string(REGEX MATCHALL "\n  [a-z][^\n]* +[0-9.]+ [num]?s +[0-9.]+ [num]?s +[0-9]+ "
          rows_text "${out}")
   list(LENGTH rows_text rows)
   if(NOT rows EQUAL rows_expected)
@@ -142,9 +142,8 @@ elseif(FORMAT STREQUAL "table")
       message(FATAL_ERROR "runs column ${CMAKE_MATCH_1}, expected ${REPS}:${row}\n${out}")
     endif()
   endforeach()
-  string(FIND "${out}" "note: pipeline (host clock): ${note}\n" at)
-  if(at LESS 0)
-    message(FATAL_ERROR "no line 'note: pipeline (host clock): ${note}'\n${out}")
+  if(NOT out MATCHES "\n  pipeline \\(host clock\\)[^\n]*\n    note: ${note}\n")
+    message(FATAL_ERROR "no line 'note: ${note}' under the pipeline row\n${out}")
   endif()
 elseif(FORMAT STREQUAL "trace")
   read_trace_slices("${TRACE}" json slices warm timed)

@@ -61,12 +61,12 @@ void relate_to_copy(Result& row, const CopyBaseline& copy) {
     std::snprintf(text, sizeof text, "copy kernel %.*f GB/s", copy.rate < 10 ? 2 : 0, copy.rate);
     set_reference(row, {"copy kernel", copy.rate, "GB/s", text});
   } else {
-    row.note += (row.note.empty() ? "" : "; ") + copy.why_not_measurable;
+    row.add_note(copy.why_not_measurable);
   }
   row.passed = row.passed && copy.passed;
 }
 
-Result bandwidth_row(const std::string& variant, const std::string& size, const Timing& timing,
+Result bandwidth_row(const std::string& variant, const Size& size, const Timing& timing,
                      double bytes, const CheckResult& check, std::uint64_t out_of_bounds) {
   Result row;
   row.variant = variant;

@@ -4,6 +4,7 @@
 #include "lab/device.hpp"
 #include "lab/error.hpp"
 #include "lab/program.hpp"
+#include "lab/report.hpp"
 #include "lab/trace.hpp"
 
 #include <CLI/CLI.hpp>
@@ -42,6 +43,53 @@ bool parse_digits(const std::string& digits, std::uint64_t& value) {
 std::ostream& null_stream() {
   static std::ostream sink(nullptr);
   return sink;
+}
+
+// Passes text on to std::cout a line at a time, wrapping a line wider than kMaxLineWidth at
+// spaces; its continuation lines are indented two more than the line itself.
+class WrappingBuffer : public std::streambuf {
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    if (traits_type::to_char_type(c) == '\n') {
+      emit_line();
+    } else {
+      line_ += traits_type::to_char_type(c);
+    }
+    return c;
+  }
+  int sync() override {  // a partial line goes out as it is, so nothing waits behind it
+    std::cout << line_;
+    line_.clear();
+    std::cout.flush();
+    return 0;
+  }
+
+ private:
+  void emit_line() {
+    const std::size_t indent = std::min<std::size_t>(line_.find_first_not_of(' '), 40);
+    if (line_.size() <= kMaxLineWidth || indent >= line_.size()) {
+      std::cout << line_ << '\n';
+    } else {
+      const std::string lead(indent, ' ');
+      const auto first = wrap(line_.substr(indent), kMaxLineWidth - indent);
+      std::cout << lead << first.front() << '\n';
+      std::string rest;
+      for (std::size_t i = 1; i < first.size(); ++i) rest += (i > 1 ? " " : "") + first[i];
+      for (const auto& line : wrap(rest, kMaxLineWidth - indent - 2)) {
+        if (!line.empty()) std::cout << lead << "  " << line << '\n';
+      }
+    }
+    line_.clear();
+  }
+
+  std::string line_;
+};
+
+std::ostream& wrapping_stream() {
+  static WrappingBuffer buffer;
+  static std::ostream stream(&buffer);
+  return stream;
 }
 
 // "1048576" as "2^20": bounds that are large powers of two read better as powers.
@@ -339,7 +387,7 @@ bool Cli::given(const std::string& name) const {
 OutputFormat Cli::format() const { return output_format(options_); }
 
 std::ostream& Cli::out() const {
-  return format() == OutputFormat::human ? std::cout : null_stream();
+  return format() == OutputFormat::human ? wrapping_stream() : null_stream();
 }
 
 }  // namespace lab

@@ -307,20 +307,22 @@ std::string trim_info(std::string text) {
   return text;
 }
 
-nlohmann::json describe_device(const Env& env) {
-  const cl::Device& d = env.device;
-  return {{"name", env.device_name()},
-          {"vendor", d.getInfo<CL_DEVICE_VENDOR>()},
+nlohmann::json describe_device(const cl::Device& d) {
+  const cl::Platform platform(d.getInfo<CL_DEVICE_PLATFORM>(), true);
+  return {{"name", trim_info(d.getInfo<CL_DEVICE_NAME>())},
+          {"vendor", trim_info(d.getInfo<CL_DEVICE_VENDOR>())},
           {"type", device_type_name(d.getInfo<CL_DEVICE_TYPE>())},
           {"compute_units", d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>()},
-          {"driver_version", d.getInfo<CL_DRIVER_VERSION>()},
-          {"opencl_version", d.getInfo<CL_DEVICE_VERSION>()},
-          {"opencl_c_version", env.opencl_c_version()},
+          {"driver_version", trim_info(d.getInfo<CL_DRIVER_VERSION>())},
+          {"opencl_version", trim_info(d.getInfo<CL_DEVICE_VERSION>())},
+          {"opencl_c_version", trim_info(d.getInfo<CL_DEVICE_OPENCL_C_VERSION>())},
           {"platform",
-           {{"name", env.platform.getInfo<CL_PLATFORM_NAME>()},
-            {"vendor", env.platform.getInfo<CL_PLATFORM_VENDOR>()},
-            {"version", env.platform.getInfo<CL_PLATFORM_VERSION>()}}}};
+           {{"name", trim_info(platform.getInfo<CL_PLATFORM_NAME>())},
+            {"vendor", trim_info(platform.getInfo<CL_PLATFORM_VENDOR>())},
+            {"version", trim_info(platform.getInfo<CL_PLATFORM_VERSION>())}}}};
 }
+
+nlohmann::json describe_device(const Env& env) { return describe_device(env.device); }
 
 std::string device_type_name(cl_device_type type) {
   std::string names;

@@ -1,4 +1,5 @@
-// report.cpp: the table for people and the JSON / CSV for scripts.
+// report.cpp: the table for people and the JSON / CSV for scripts, all in the shape of the result
+// schema (docs/result.schema.json).
 #include "lab/report.hpp"
 
 #include "lab/device.hpp"
@@ -6,9 +7,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <numeric>
 #include <ostream>
+#include <stdexcept>
 
 namespace lab {
+
+const std::vector<std::string> kSizeNames = {
+    "n", "m", "k", "height", "width", "work", "items", "global", "local", "platforms", "devices"};
+
 namespace {
 
 std::string fixed(double value, int decimals) {
@@ -17,27 +25,27 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
-std::string status(const Result& result) { return result.passed ? "PASSED" : "FAILED"; }
-
-// Fixed columns shared by every lab, so the tour's lines align without a table pass.
-std::string summary_line(const std::string& lab, const std::string& device,
-                         const std::string& variant, const std::string& size,
-                         const std::string& time, const std::string& rate,
-                         const std::string& status) {
-  char text[512];
-  std::snprintf(text, sizeof text, "%-12s %-24s %-20s %-26s %11s %-30s %s", lab.c_str(),
-                device.substr(0, 24).c_str(), variant.c_str(), size.c_str(), time.c_str(),
-                rate.c_str(), status.c_str());
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string text;
+  for (const auto& part : parts) text += (text.empty() ? "" : separator) + part;
   return text;
+}
+
+// `text` wrapped to the line width, the first line after `lead`, the rest indented to match.
+void print_wrapped(std::ostream& out, const std::string& lead, const std::string& text) {
+  const auto lines = wrap(text, kMaxLineWidth - lead.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    out << (i == 0 ? lead : std::string(lead.size(), ' ')) << lines[i] << "\n";
+  }
 }
 
 // "your kernel /home/me/k.cl" for each kernel file that is not one of the suite's, or "".
 std::string student_files() {
-  std::string text;
+  std::vector<std::string> files;
   for (const auto& file : built_kernel_files()) {
-    if (file.student) text += (text.empty() ? "" : ", ") + file.path;
+    if (file.student) files.push_back(file.path);
   }
-  return text;
+  return join(files, ", ");
 }
 
 std::string rate_text(const Result& result) {
@@ -47,15 +55,111 @@ std::string rate_text(const Result& result) {
 
 // "TS=16 (tuned), KMAX=1024 (default)" from a row's tunables.
 std::string tunables_text(const Result& result) {
-  std::string text;
+  std::vector<std::string> parts;
   for (const auto& t : result.tunables) {
-    text += (text.empty() ? "" : ", ") + t.name + "=" + std::to_string(t.value) + " (" +
-            origin_name(t.origin) + ")";
+    parts.push_back(t.name + "=" + std::to_string(t.value) + " (" + origin_name(t.origin) + ")");
   }
-  return text;
+  return join(parts, ", ");
+}
+
+// `text` cut to `width` characters, its end marked with "..".
+std::string clip(const std::string& text, std::size_t width) {
+  return text.size() <= width ? text : text.substr(0, width - 2) + "..";
+}
+
+// The time statistics as the schema names them.
+nlohmann::json stats_json(const Stats& stats) {
+  return {{"min", stats.min},
+          {"median", stats.median},
+          {"max", stats.max},
+          {"mean", stats.mean},
+          {"runs", stats.count}};
+}
+
+// The value at `path` ("time_s.median") in `row`, or in `report` for its own fields, as one CSV
+// field: numbers as they are, a list of numbers as "16x16", a list of words joined by "; ". The
+// tunables come from `result`, in the family's order: "TS=16 (tuned), KMAX=1024 (default)".
+std::string csv_value(const nlohmann::json& report, const nlohmann::json& row, const Result& result,
+                      const std::string& path) {
+  if (path == "tunables") return csv_field(tunables_text(result));
+  const nlohmann::json* node = path == "lab" || path.rfind("device.", 0) == 0 ? &report : &row;
+  std::size_t at = 0;
+  while (node && at <= path.size()) {
+    const std::size_t dot = std::min(path.find('.', at), path.size());
+    const std::string key = path.substr(at, dot - at);
+    node = node->is_object() && node->contains(key) ? &(*node)[key] : nullptr;
+    at = dot + 1;
+  }
+  if (!node || node->is_null()) return "";
+  if (node->is_string()) return csv_field(node->get<std::string>());
+  if (node->is_array()) {
+    std::vector<std::string> parts;
+    for (const auto& item : *node) {
+      parts.push_back(item.is_string() ? item.get<std::string>() : item.dump());
+    }
+    return csv_field(join(parts, node->size() && (*node)[0].is_number() ? "x" : "; "));
+  }
+  if (node->is_object()) return csv_field(node->dump());
+  if (node->is_number_float()) return fixed(node->get<double>(), 9);
+  return node->dump();
 }
 
 }  // namespace
+
+std::vector<std::string> wrap(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(at, end - at);
+    at = end + 1;
+    while (word.size() > width) {
+      if (!line.empty()) lines.push_back(line), line.clear();
+      lines.push_back(word.substr(0, width));
+      word = word.substr(width);
+    }
+    if (!line.empty() && line.size() + 1 + word.size() > width) lines.push_back(line), line.clear();
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+Size& Size::add(const std::string& name, std::vector<std::int64_t> values) {
+  if (std::find(kSizeNames.begin(), kSizeNames.end(), name) == kSizeNames.end()) {
+    throw std::logic_error("size field '" + name + "' is not in the result schema");
+  }
+  fields_.push_back({name, std::move(values)});
+  return *this;
+}
+
+Size& Size::label(std::string text) {
+  label_ = std::move(text);
+  return *this;
+}
+
+std::string Size::text() const {
+  if (!label_.empty()) return label_;
+  std::vector<std::string> parts;
+  for (const auto& field : fields_) {
+    std::vector<std::string> values;
+    for (const auto v : field.values) values.push_back(std::to_string(v));
+    parts.push_back(field.name + "=" + join(values, "x"));
+  }
+  return join(parts, " ");
+}
+
+nlohmann::json Size::json() const {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& field : fields_) {
+    object[field.name] = field.values.size() == 1 && field.name != "global" && field.name != "local"
+                             ? nlohmann::json(field.values.front())
+                             : nlohmann::json(field.values);
+  }
+  return object;
+}
 
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
@@ -75,9 +179,25 @@ const char* origin_name(Origin origin) {
   }
 }
 
+const char* Result::status() const {
+  if (!skip_reason.empty()) return "SKIPPED";
+  return passed ? "PASSED" : "FAILED";
+}
+
+void Result::add_note(const std::string& text) {
+  if (!text.empty()) notes.push_back(text);
+}
+
+std::optional<double> Result::percent() const {
+  if (!reference) return std::nullopt;
+  return reference->value > 0 ? 100.0 * rate / reference->value : 0.0;
+}
+
 bool Report::all_passed() const {
-  return !results_.empty() &&
-         std::all_of(results_.begin(), results_.end(), [](const Result& r) { return r.passed; });
+  const auto failed = [](const Result& r) { return r.skip_reason.empty() && !r.passed; };
+  const auto passed = [](const Result& r) { return r.skip_reason.empty() && r.passed; };
+  return std::none_of(results_.begin(), results_.end(), failed) &&
+         std::any_of(results_.begin(), results_.end(), passed);
 }
 
 int Report::exit_code() const { return all_passed() ? 0 : 1; }
@@ -86,17 +206,10 @@ void set_timing(Result& result, const Timing& timing) {
   result.time = timing.time;
   result.clock = timing.clock;
   result.warmup = timing.warmup;
-  if (!timing.note.empty()) {
-    result.note += (result.note.empty() ? "" : "; ") + timing.note;
-  }
+  result.add_note(timing.note);
 }
 
 void set_reference(Result& result, Reference reference) { result.reference = std::move(reference); }
-
-std::optional<double> Result::percent() const {
-  if (!reference) return std::nullopt;
-  return reference->value > 0 ? 100.0 * rate / reference->value : 0.0;
-}
 
 void set_check(Result& result, const CheckResult& check) {
   result.checked = check.checked;
@@ -132,139 +245,253 @@ nlohmann::json Report::grading() const {
 nlohmann::json Report::json() const {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : results_) {
-    nlohmann::json row = {{"variant", r.variant}, {"size", r.size}, {"status", status(r)}};
+    nlohmann::json row = {{"variant", r.variant},
+                          {"size", r.size.json()},
+                          {"size_label", r.size.text()},
+                          {"status", r.status()},
+                          {"notes", r.notes}};
     if (r.time) {
-      row["time_s"] = {{"min", r.time->min},
-                       {"median", r.time->median},
-                       {"max", r.time->max},
-                       {"mean", r.time->mean},
-                       {"count", r.time->count},
-                       {"warmup", r.warmup},
-                       {"clock", r.clock.empty() ? "event" : r.clock}};
+      row["time_s"] = stats_json(*r.time);
+      row["time_s"]["warmups"] = r.warmup;
+      row["time_s"]["clock"] = r.clock.empty() ? "event" : r.clock;
     }
-    if (!r.tunables.empty()) {
-      row["tunables"] = nlohmann::json::object();
-      row["tunable_origins"] = nlohmann::json::object();
-      for (const auto& t : r.tunables) {
-        row["tunables"][t.name] = t.value;
-        row["tunable_origins"][t.name] = origin_name(t.origin);
-      }
-      if (!r.tuning.empty()) row["tuning"] = r.tuning;
-    }
-    if (!r.unit.empty()) {
-      row["rate"] = r.rate;
-      row["unit"] = r.unit;
-    }
+    if (r.end_to_end) row["end_to_end_s"] = stats_json(*r.end_to_end);
+    if (!r.unit.empty()) row["rate"] = {{"value", r.rate}, {"unit", r.unit}};
     if (r.elements_per_s) row["elements_per_s"] = *r.elements_per_s * 1e9;
-    if (r.end_to_end) {
-      row["end_to_end_s"] = {{"min", r.end_to_end->min},
-                             {"median", r.end_to_end->median},
-                             {"count", r.end_to_end->count}};
-    }
     if (r.reference) {
-      row["percent"] = *r.percent();
       row["reference"] = {{"name", r.reference->name},
                           {"value", r.reference->value},
                           {"unit", r.reference->unit},
-                          {"share", r.reference->value > 0 ? r.rate / r.reference->value : 0.0}};
+                          {"share", *r.percent() / 100.0}};
     }
     if (r.speedup) row["speedup"] = *r.speedup;
     if (r.max_abs_error) row["max_abs_error"] = *r.max_abs_error;
-    if (!r.note.empty()) row["note"] = r.note;
+    if (!r.tunables.empty()) {
+      row["tunables"] = nlohmann::json::object();
+      for (const auto& t : r.tunables) {
+        row["tunables"][t.name] = {{"value", t.value}, {"origin", origin_name(t.origin)}};
+      }
+      if (!r.tuning.empty()) row["tuning"] = r.tuning;
+    }
+    if (!r.checks.empty()) row["checks"] = r.checks;
+    if (!r.measured.empty()) row["measured"] = r.measured;
+    if (!r.failures.empty()) row["failures"] = r.failures;
+    if (!r.skip_reason.empty()) row["skip_reason"] = r.skip_reason;
     rows.push_back(row);
   }
-  return {{"lab", lab_},         {"device", device_},    {"results", rows},
-          {"details", details_}, {"grading", grading()}, {"passed", all_passed()}};
+  return {{"schema_version", kResultSchemaVersion},
+          {"lab", lab_},
+          {"device", device_},
+          {"results", rows},
+          {"details", details_},
+          {"grading", grading()},
+          {"passed", all_passed()}};
 }
 
-void Report::print(OutputFormat format, std::ostream& out) const {
-  if (format == OutputFormat::json) {
-    out << json().dump(2) << "\n";
-    return;
-  }
-  if (format == OutputFormat::csv) {
-    out << "lab,device,variant,size,median_s,min_s,reps,rate,unit,percent,reference,speedup,"
-           "status,note,tunables,student_kernels,elements_per_s,end_to_end_median_s,tuning\n";
-    for (const auto& r : results_) {
-      out << csv_field(lab_) << ',' << csv_field(device_name()) << ',' << csv_field(r.variant)
-          << ',' << csv_field(r.size) << ',' << (r.time ? fixed(r.time->median, 9) : "") << ','
-          << (r.time ? fixed(r.time->min, 9) : "") << ','
-          << (r.time ? std::to_string(r.time->count) : "") << ','
-          << (r.unit.empty() ? "" : fixed(r.rate, 3)) << ',' << r.unit << ','
-          << (r.reference ? fixed(*r.percent(), 1) : "") << ','
-          << csv_field(r.reference ? r.reference->text : "") << ','
-          << (r.speedup ? fixed(*r.speedup, 3) : "") << ',' << status(r) << ',' << csv_field(r.note)
-          << ',' << csv_field(tunables_text(r)) << ',' << csv_field(student_files()) << ','
-          << (r.elements_per_s ? fixed(*r.elements_per_s * 1e9, 0) : "") << ','
-          << (r.end_to_end ? fixed(r.end_to_end->median, 9) : "") << ',' << r.tuning << "\n";
+const std::vector<std::string>& Report::csv_columns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> list = {"lab", "device.name", "variant", "size_label"};
+    for (const auto& name : kSizeNames) list.push_back("size." + name);
+    for (const char* path : {"status",
+                             "time_s.median",
+                             "time_s.min",
+                             "time_s.runs",
+                             "time_s.warmups",
+                             "time_s.clock",
+                             "end_to_end_s.median",
+                             "rate.value",
+                             "rate.unit",
+                             "elements_per_s",
+                             "reference.name",
+                             "reference.value",
+                             "reference.unit",
+                             "reference.share",
+                             "speedup",
+                             "tuning",
+                             "tunables",
+                             "checks",
+                             "measured",
+                             "skip_reason",
+                             "notes"}) {
+      list.push_back(path);
     }
-    return;
-  }
-  if (format == OutputFormat::summary) {
-    for (const auto& r : results_) {
-      std::string rate = rate_text(r);
-      if (r.reference) rate += " (" + fixed(*r.percent(), 0) + "% of " + r.reference->text + ")";
-      out << summary_line(lab_, short_device_name(device_name()), r.variant, r.size,
-                          r.time ? format_seconds(r.time->median) : "-", rate, status(r));
-      if (!r.note.empty()) out << " (" << r.note << ")";
-      if (!student_files().empty()) out << " [your kernel: " << student_files() << "]";
-      out << "\n";
+    return list;
+  }();
+  return columns;
+}
+
+void Report::print_csv(std::ostream& out) const {
+  out << join(csv_columns(), ",") << "\n";
+  const nlohmann::json report = json();
+  for (std::size_t i = 0; i < results_.size(); ++i) {
+    std::vector<std::string> fields;
+    for (const auto& path : csv_columns()) {
+      fields.push_back(csv_value(report, report["results"][i], results_[i], path));
     }
-    return;
+    out << join(fields, ",") << "\n";
   }
-  // The human table: one aligned row per result; optional columns appear when a row has them.
-  const auto any = [this](auto has) { return std::any_of(results_.begin(), results_.end(), has); };
-  const bool speedups = any([](const Result& r) { return r.speedup.has_value(); });
-  const bool elements = any([](const Result& r) { return r.elements_per_s.has_value(); });
-  const bool end_to_end = any([](const Result& r) { return r.end_to_end.has_value(); });
-  std::vector<std::vector<std::string>> rows = {{"variant", "size", "median", "min", "runs"}};
-  if (end_to_end) rows.front().push_back("end-to-end");
-  rows.front().push_back("rate");
-  if (elements) rows.front().push_back("elements");
-  if (speedups) rows.front().push_back("speed-up");
-  for (const auto& text : {"of reference", "status"}) rows.front().push_back(text);
+}
+
+void Report::print_summary(std::ostream& out) const {
+  // Fixed columns shared by every lab, so the tour's lines align without a table pass; a value
+  // too long for its column is clipped (the table and --json carry it whole).
+  const std::string device = short_device_name(device_name());
+  const std::string files = student_files();
   for (const auto& r : results_) {
-    rows.push_back({r.variant, r.size, r.time ? format_seconds(r.time->median) : "-",
-                    r.time ? format_seconds(r.time->min) : "-",
-                    r.time ? std::to_string(r.time->count) : "-"});
-    auto& row = rows.back();
-    if (end_to_end) row.push_back(r.end_to_end ? format_seconds(r.end_to_end->median) : "-");
-    row.push_back(rate_text(r));
-    if (elements) {
-      row.push_back(r.elements_per_s ? fixed(*r.elements_per_s, 2) + " G/s" : "-");
-    }
-    if (speedups) {
-      row.push_back(r.speedup ? fixed(*r.speedup, *r.speedup < 10 ? 2 : 1) + "x" : "-");
-    }
-    row.push_back(r.reference ? fixed(*r.percent(), 1) + "% of " + r.reference->text : "-");
-    row.push_back(status(r));
+    std::string rate = rate_text(r);
+    if (r.reference) rate += " (" + fixed(*r.percent(), 0) + "%)";
+    char text[512];
+    std::snprintf(
+        text, sizeof text, "%-13s %-18s %-22s %-18s %10s %-26s %s", clip(lab_, 13).c_str(),
+        clip(device, 18).c_str(), clip(r.variant, 22).c_str(), clip(r.size.text(), 18).c_str(),
+        r.time ? format_seconds(r.time->median).c_str() : "-", clip(rate, 26).c_str(), r.status());
+    out << text << "\n";
+    std::vector<std::string> extra = r.notes;
+    if (!r.skip_reason.empty()) extra.insert(extra.begin(), r.skip_reason);
+    if (!files.empty()) extra.push_back("your kernel: " + files);
+    for (const auto& note : extra) print_wrapped(out, "    ", note);
   }
-  std::vector<std::size_t> widths(rows.front().size(), 0);
+}
+
+void Report::print_table(std::ostream& out) const {
+  // One aligned row per result; optional columns appear when a row has them. A size shared by
+  // every row goes into the title instead of a column.
+  const auto any = [this](auto has) { return std::any_of(results_.begin(), results_.end(), has); };
+  const bool one_size = std::all_of(results_.begin(), results_.end(), [this](const Result& r) {
+    return r.size.text() == results_.front().size.text();
+  });
+  const bool timed = any([](const Result& r) { return r.time.has_value(); });
+  const bool end_to_end = any([](const Result& r) { return r.end_to_end.has_value(); });
+  const bool rates = any([](const Result& r) { return !r.unit.empty(); });
+  const bool elements = any([](const Result& r) { return r.elements_per_s.has_value(); });
+  const bool speedups = any([](const Result& r) { return r.speedup.has_value(); });
+  const bool references = any([](const Result& r) { return r.reference.has_value(); });
+  const bool checks = any([](const Result& r) { return !r.checks.empty(); });
+  const bool measured = any([](const Result& r) { return !r.measured.empty(); });
+
+  struct Column {
+    std::string title;
+    bool wraps;  // free text that may wrap onto more lines when the table is too wide
+    std::function<std::string(const Result&)> cell;
+  };
+  std::vector<Column> columns = {{row_name_, true, [](const Result& r) { return r.variant; }}};
+  if (!one_size) columns.push_back({"size", false, [](const Result& r) { return r.size.text(); }});
+  if (timed) {
+    columns.push_back({"median", false, [](const Result& r) {
+                         return r.time ? format_seconds(r.time->median) : "-";
+                       }});
+    columns.push_back(
+        {"min", false, [](const Result& r) { return r.time ? format_seconds(r.time->min) : "-"; }});
+    columns.push_back({"runs", false, [](const Result& r) {
+                         return r.time ? std::to_string(r.time->count) : "-";
+                       }});
+  }
+  if (end_to_end) {
+    columns.push_back({"end-to-end", false, [](const Result& r) {
+                         return r.end_to_end ? format_seconds(r.end_to_end->median) : "-";
+                       }});
+  }
+  if (rates) columns.push_back({"rate", false, rate_text});
+  if (elements) {
+    columns.push_back({"elements", false, [](const Result& r) {
+                         return r.elements_per_s ? fixed(*r.elements_per_s, 2) + " G/s" : "-";
+                       }});
+  }
+  if (speedups) {
+    columns.push_back({"speed-up", false, [](const Result& r) {
+                         return r.speedup ? fixed(*r.speedup, *r.speedup < 10 ? 2 : 1) + "x" : "-";
+                       }});
+  }
+  if (references) {
+    columns.push_back({"of reference", true, [](const Result& r) {
+                         return r.reference ? fixed(*r.percent(), 1) + "% of " + r.reference->text
+                                            : "-";
+                       }});
+  }
+  if (checks) columns.push_back({"checked", true, [](const Result& r) { return r.checks; }});
+  if (measured) {
+    columns.push_back({"measured", true, [](const Result& r) {
+                         return r.skip_reason.empty() ? r.measured : r.skip_reason;
+                       }});
+  }
+  columns.push_back({"status", false, [](const Result& r) { return r.status(); }});
+  std::vector<std::vector<std::string>> rows = {{}};
+  for (const auto& col : columns) rows.front().push_back(col.title);
+  for (const auto& r : results_) {
+    rows.emplace_back();
+    for (const auto& col : columns) rows.back().push_back(col.cell(r));
+  }
+
+  // Column widths: each its widest cell; while the table is wider than a line, the widest column
+  // that wraps gives up width (never below 16 characters).
+  std::vector<std::size_t> widths(columns.size(), 0);
   for (const auto& row : rows) {
     for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
   }
-  out << "\n" << lab_ << " on " << short_device_name(device_name()) << "\n";
-  for (const auto& row : rows) {
-    out << " ";
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      out << " " << row[c] << std::string(widths[c] - row[c].size(), ' ');
+  const auto table_width = [&widths] {
+    return std::accumulate(widths.begin(), widths.end(), std::size_t{1},
+                           [](std::size_t sum, std::size_t w) { return sum + 1 + w; });
+  };
+  while (table_width() > kMaxLineWidth) {
+    std::size_t widest = columns.size();
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const bool wider = widest == columns.size() || widths[c] > widths[widest];
+      if (columns[c].wraps && widths[c] > 16 && wider) widest = c;
     }
-    out << "\n";
+    if (widest == columns.size()) break;
+    widths[widest] -= std::min(widths[widest] - 16, table_width() - kMaxLineWidth);
   }
-  std::string tuning;
-  for (const auto& r : results_) {
-    if (!r.tunables.empty())
-      tuning += (tuning.empty() ? "" : "; ") + r.variant + " " + tunables_text(r);
-  }
-  if (!tuning.empty()) out << "  tunables: " << tuning << "\n";
-  for (const auto& r : results_) {
-    if (!r.note.empty()) out << "  note: " << r.variant << ": " << r.note << "\n";
+
+  std::string title = lab_ + " on " + short_device_name(device_name());
+  if (one_size && !results_.empty() && !results_.front().size.empty())
+    title += ", " + results_.front().size.text();
+  out << "\n";
+  print_wrapped(out, "", title);
+  if (!context_.empty()) print_wrapped(out, "  ", context_);
+  const auto print_row = [&](const std::vector<std::string>& row) {
+    std::vector<std::vector<std::string>> lines;
+    std::size_t height = 1;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      lines.push_back(wrap(row[c], widths[c]));
+      height = std::max(height, lines.back().size());
+    }
+    for (std::size_t line = 0; line < height; ++line) {
+      std::string text = " ";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        const std::string cell = line < lines[c].size() ? lines[c][line] : "";
+        text += " " + cell + std::string(widths[c] - cell.size(), ' ');
+      }
+      out << text.substr(0, text.find_last_not_of(' ') + 1) << "\n";
+    }
+  };
+  print_row(rows.front());
+  for (std::size_t i = 0; i < results_.size(); ++i) {
+    print_row(rows[i + 1]);
+    const Result& r = results_[i];
+    if (!r.tunables.empty()) print_wrapped(out, "    tunables: ", tunables_text(r));
+    for (const auto& note : r.notes) print_wrapped(out, "    note: ", note);
   }
   for (const auto& file : built_kernel_files()) {
     if (file.student) {
       out << "  graded your kernel file " << file.path << " (sha256 " << file.sha256.substr(0, 16)
           << "...)\n";
     }
+  }
+}
+
+void Report::print(OutputFormat format, std::ostream& out) const {
+  switch (format) {
+    case OutputFormat::json:
+      out << json().dump(2) << "\n";
+      return;
+    case OutputFormat::csv:
+      print_csv(out);
+      return;
+    case OutputFormat::summary:
+      print_summary(out);
+      return;
+    default:
+      print_table(out);
   }
 }
 

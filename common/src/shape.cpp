@@ -9,6 +9,8 @@ namespace lab {
 
 std::string Shape2D::text() const { return std::to_string(height) + "x" + std::to_string(width); }
 
+Size Shape2D::size() const { return Size("height", height).add("width", width).label(text()); }
+
 MatrixSizeOptions::MatrixSizeOptions(Cli& cli, const std::string& rows_meaning,
                                      const std::string& columns_meaning) {
   cli.add_size("-n,--size", n_, "Square size: height = width = N (default 2048)");

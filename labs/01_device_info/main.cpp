@@ -9,7 +9,7 @@ namespace {
 using nlohmann::json;
 
 // The values a student needs, read from one device. Sizes in bytes, clock in MHz.
-json describe_device(const cl::Device& d) {
+json device_facts(const cl::Device& d) {
   const cl_device_type type = d.getInfo<CL_DEVICE_TYPE>();
   const auto item_sizes = d.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
   const std::string extensions = d.getInfo<CL_DEVICE_EXTENSIONS>();
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
                     << " (" << platforms.back()["version"].get<std::string>() << ")\n";
           for (const auto& entry : devices) {
             if (entry.platform_index != index) continue;
-            json device = describe_device(entry.device);
+            json device = device_facts(entry.device);
             device["index"] = entry.index;
             cli.out() << "  Device " << entry.index << " (-p " << entry.platform_index << " -d "
                       << entry.device_index << "): " << device["name"].get<std::string>() << "\n";
@@ -156,14 +156,20 @@ int main(int argc, char** argv) {
         }
 
         // 4. Report: one row; it passes when every device answered every query consistently
+        // (the report's device: the one device, or each of several under a name that counts them)
+        json described = json::array();
+        for (const auto& entry : devices) described.push_back(lab::describe_device(entry.device));
         lab::Report report("device_info",
                            devices.size() == 1
-                               ? lab::trim_info(devices.front().device.getInfo<CL_DEVICE_NAME>())
-                               : std::to_string(devices.size()) + " devices");
+                               ? described.front()
+                               : json{{"name", std::to_string(devices.size()) + " devices"},
+                                      {"devices", described}});
         lab::Result row;
         row.variant = narrowed ? "chosen" : "all";
-        row.size = std::to_string(platforms.size()) + " platform(s), " +
-                   std::to_string(devices.size()) + " device(s)";
+        row.size = lab::Size("platforms", std::int64_t(platforms.size()))
+                       .add("devices", std::int64_t(devices.size()))
+                       .label(std::to_string(platforms.size()) + " platform(s), " +
+                              std::to_string(devices.size()) + " device(s)");
         row.passed = problems == 0;
         report.add(row);
         report.details()["platforms"] = platforms;

@@ -83,8 +83,8 @@ struct RunRow {
 
     lab::Result row =
         lab::bandwidth_row(v.name + " mode=" + s.mode + (s.host_result() ? " result=use" : ""),
-                           "n=" + std::to_string(s.n), timing, vector_add::family().work(s.n).bytes,
-                           check, guard.total());
+                           lab::Size("n", std::int64_t(s.n)), timing,
+                           vector_add::family().work(s.n).bytes, check, guard.total());
     row.tunables = t.row(v.tunables);
     if (!stage.trial) {
       details["variants"][v.name] = {{"global", range.global},

@@ -169,8 +169,11 @@ int main(int argc, char** argv) {
         lab::Report report("work_items", lab::describe_device(env));
         lab::Result row;
         row.variant = std::to_string(grid.dims) + "-D" + (pad ? " padded" : "");
-        row.size =
-            lab::format_dims(global) + " local " + (auto_local ? "auto" : lab::format_dims(local));
+        row.size.add("global", std::vector<std::int64_t>(global.begin(), global.end()));
+        if (!auto_local)
+          row.size.add("local", std::vector<std::int64_t>(local.begin(), local.end()));
+        row.size.label(lab::format_dims(global) + " local " +
+                       (auto_local ? "auto" : lab::format_dims(local)));
         lab::set_timing(row, timing);
         row.out_of_bounds = guard.total();
         lab::set_check(row, check);

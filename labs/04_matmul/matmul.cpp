@@ -230,6 +230,13 @@ void reference_rows(Problem<T>& p, int begin, int end) {
 
 }  // namespace
 
+lab::Size Dims::size() const {
+  return lab::Size("m", std::int64_t(M))
+      .add("n", std::int64_t(N))
+      .add("k", std::int64_t(K))
+      .label(text());
+}
+
 std::string Dims::text() const {
   if (M == N && N == K) return "N=" + std::to_string(N);
   return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
@@ -370,7 +377,7 @@ lab::Result make_result(const std::string& name, const Dims& dims, const lab::Ti
                         const lab::CheckResult& check, const Peak& peak) {
   lab::Result row;
   row.variant = name;
-  row.size = dims.text();
+  row.size = dims.size();
   lab::set_timing(row, timing);
   row.rate = lab::gigaflops(family().work(dims).flops, timing.time.median);
   row.unit = "GFLOP/s";
@@ -508,8 +515,8 @@ lab::Result run_variant(lab::Env& env, const Variant& variant, const Tuning& t,
   lab::Result row = make_result(variant.name, d, timing, check, is_float ? peak : Peak{});
   row.tunables = t.row(variant.tunables);
   if (pad) {
-    row.note = "padded to " + run_dims.text() +
-               ": copies in, the exact kernel, a copy out, first start to last end";
+    row.add_note("padded to " + run_dims.text() +
+                 ": copies in, the exact kernel, a copy out, first start to last end");
   }
   row.out_of_bounds = guard.total();
   row.passed = row.passed && guard.total() == 0;
@@ -543,7 +550,7 @@ std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostrea
   const lab::Timing timing = lab::time_on_host(0, 1, loop);
   const lab::CheckResult check = check_result(C.data(), problem, "C (sequential)", std::cerr);
   lab::Result row = make_result("sequential (host)", d, timing, check, Peak{});
-  row.note = "the host loop, one core, timed once on the host clock";
+  row.add_note("the host loop, one core, timed once on the host clock");
   return row;
 }
 

@@ -23,6 +23,7 @@ struct Dims {
   int K = 0;
   double flops() const { return 2.0 * M * N * K; }
   std::string text() const;  // "M=64 N=64 K=64" or "N=1024" when square
+  lab::Size size() const;    // {m, n, k} with text() for words
 };
 
 // The ladder as a table (lab::Family): each row names its kernel, plans its NDRange and lists

@@ -129,12 +129,12 @@ struct RunRow {
         guard, "the partial sums", "each group writes one partial sum, partial[group id]");
     if (!outside.empty()) stage.err << "reduction: " << outside << "\n";
 
-    lab::Result row = lab::bandwidth_row(v.name, "n=" + std::to_string(n), timing,
+    lab::Result row = lab::bandwidth_row(v.name, lab::Size("n", std::int64_t(n)), timing,
                                          bytes_read(terms), check, guard.total());
     row.elements_per_s = double(n) / timing.time.median / 1e9;
     row.end_to_end = whole.time;
     row.tunables = t.row(v.tunables);
-    row.note = note;
+    row.add_note(note);
     return row;
   }
 

@@ -90,10 +90,11 @@ std::vector<lab::Result> peer_rows(lab::Env& env, const Terms<float>& terms, con
     std::string note;
     const lab::CheckResult check =
         check_any_order(terms, peer->total, "total (" + peer->name + ")", std::cerr, note);
-    lab::Result row = lab::bandwidth_row(peer->name, "n=" + std::to_string(n), peer->timing,
+    lab::Result row = lab::bandwidth_row(peer->name, lab::Size("n", std::int64_t(n)), peer->timing,
                                          double(n) * sizeof(float) * (terms.dot ? 2 : 1), check, 0);
     row.elements_per_s = double(n) / peer->timing.time.median / 1e9;
-    row.note = peer->note + (peer->note.empty() ? "" : "; ") + note;
+    row.add_note(peer->note);
+    row.add_note(note);
     rows.push_back(row);
   }
   return rows;

@@ -62,7 +62,7 @@ struct RunRow {
         "checks on both indices");
     if (!outside.empty()) stage.err << "transpose: " << outside << "\n";
     lab::Result row = lab::bandwidth_row(
-        v.name, dims.text(), timing, transpose::family().work(dims).bytes, check, guard.total());
+        v.name, dims.size(), timing, transpose::family().work(dims).bytes, check, guard.total());
     row.tunables = t.row(v.tunables);
     return row;
   }
@@ -96,9 +96,9 @@ std::optional<lab::Result> clblast_row(lab::Env& env, const lab::Options& opt,
     check = lab::compare(B.data(), At.data(), At.size(), lab::Tolerance::exact(), std::cerr,
                          "B (CLBlast)", std::size_t(dims.height));
   }
-  lab::Result row = lab::bandwidth_row("CLBlast omatcopy", dims.text(), timing,
+  lab::Result row = lab::bandwidth_row("CLBlast omatcopy", dims.size(), timing,
                                        transpose::family().work(dims).bytes, check, 0);
-  row.note = "timed on the host clock up to clFinish";
+  row.add_note("timed on the host clock up to clFinish");
   return row;
 }
 

@@ -81,11 +81,11 @@ struct RunRow {
         "must not store");
     if (!outside.empty()) stage.err << "coalescing: " << outside << "\n";
     lab::Result row =
-        lab::bandwidth_row(v.name, dims.text(), timed.timing, coalescing::family().work(dims).bytes,
+        lab::bandwidth_row(v.name, dims.size(), timed.timing, coalescing::family().work(dims).bytes,
                            check, guard.total() + timed.stray);
     row.tunables = t.row(v.tunables);
     row.tunables.insert(row.tunables.end(), timed.tunables.begin(), timed.tunables.end());
-    row.note = timed.note;
+    row.add_note(timed.note);
     return row;
   }
 

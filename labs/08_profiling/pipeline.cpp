@@ -217,7 +217,7 @@ void report_runs(const Runs& pipelines, const Settings& settings, cl_ulong resol
                 "Medians of the timed runs (%s made), in us:\n  %-18s %14s %14s %12s\n",
                 counted.c_str(), "command", "queued->submit", "submit->start", "start->end");
   out << line;
-  const std::string size = "n=" + std::to_string(settings.n);
+  const lab::Size size("n", std::int64_t(settings.n));
   const double bytes[kCommands] = {4.0 * settings.n, 4.0 * settings.n, 12.0 * settings.n,
                                    4.0 * settings.n};
   nlohmann::json stages = nlohmann::json::object();
@@ -287,7 +287,7 @@ void report_runs(const Runs& pipelines, const Settings& settings, cl_ulong resol
   row.variant = "pipeline (host clock)";
   row.size = size;
   // The one note every format prints: --csv and --summary have no column for the warm-ups.
-  row.note = counted + " of the whole pipeline";
+  row.add_note(counted + " of the whole pipeline");
   set_times(row, wall, "host");
   const lab::Stats events = lab::summarize(span);
   std::snprintf(line, sizeof line,

@@ -47,7 +47,7 @@ lab::Result demo_row(Demos& d, const std::string& part, const lab::CheckResult& 
                      const Output& out, const std::string& name) {
   lab::Result row;
   row.variant = part;
-  row.size = "n=" + std::to_string(d.n);
+  row.size = lab::Size("n", std::int64_t(d.n));
   lab::set_check(row, check);
   const lab::GuardCheck guard = out.check_guards(d.env.queue);
   row.out_of_bounds = guard.total();

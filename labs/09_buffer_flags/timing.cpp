@@ -263,7 +263,7 @@ std::vector<lab::Result> time_modes(lab::Env& env, const lab::Options& options,
 
     lab::Result row;
     row.variant = "timing A,B=" + name + " C=" + settings.c_mode;
-    row.size = "N=" + std::to_string(n);
+    row.size = lab::Size("n", std::int64_t(n)).label("N=" + std::to_string(n));
     row.time = lab::summarize(st.total);
     row.clock = "host";
     row.warmup = options.warmup;

@@ -31,7 +31,7 @@ const std::string& part_file(const std::string& part) {
 constexpr int kTaps = 5;
 constexpr float kWeights[kTaps] = {1.0f, 3.0f, 5.0f, 3.0f, 1.0f};  // the lecture's table
 
-std::string elements_text(std::uint64_t n) { return "n=" + std::to_string(n); }
+lab::Size elements(std::uint64_t n) { return lab::Size("n", std::int64_t(n)); }
 
 // The 1-D launch of `items` work-items the parts share: --local, or the runtime's choice.
 cl::Event enqueue_1d(lab::Env& env, const cl::Kernel& kernel, const lab::Launch1D& launch) {
@@ -46,7 +46,7 @@ cl::Event enqueue_1d(lab::Env& env, const cl::Kernel& kernel, const lab::Launch1
 // its guards, and returns the row. `hint` says what a write outside the data means.
 template <typename Allowed>
 lab::Result checked_row(Context& c, lab::GuardedBuffer<float>& buffer, const double* want,
-                        Allowed allowed, const std::string& variant, const std::string& size,
+                        Allowed allowed, const std::string& variant, const lab::Size& size,
                         const lab::Timing& timing, double bytes, const std::string& what,
                         const std::string& hint, std::size_t columns = 0) {
   lab::CheckResult check;
@@ -79,11 +79,11 @@ void explain_barrier(Context& c, lab::Result& row, const std::string& kernel,
     c.err << "memory_spaces: " << kernel << " without its barrier: " << row.wrong << " of "
           << row.checked << " elements are wrong, because " << race
           << " (a data race: oclgrind --data-races names it)\n";
-    row.note = "built without the barrier: the race showed";
+    row.add_note("built without the barrier: the race showed");
   } else {
-    row.note =
+    row.add_note(
         "built without the barrier and right by luck on this device: the race is still there "
-        "(oclgrind --data-races reports it)";
+        "(oclgrind --data-races reports it)");
   }
 }
 
@@ -121,7 +121,7 @@ std::vector<lab::Result> constant_table(Context& c, const lab::CopyBaseline& cop
 
   const lab::Program program =
       lab::build_program(c.env, c.options, part_file("constant"), {}, c.out);
-  const std::string size = elements_text(n);
+  const lab::Size size = elements(n);
   lab::GuardedBuffer<float> x_buf(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, 0, x.data());
   cl::Buffer weights(c.env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof kWeights,
                      const_cast<float*>(kWeights));
@@ -244,7 +244,10 @@ std::vector<lab::Result> tiles(Context& c) {
       c.out);
   lab::Result row = checked_row(
       c, c_buf, want.data(), [](std::size_t) { return 0.0; }, "fill_tiles",
-      std::to_string(H) + "x" + std::to_string(W), timing, 12.0 * double(elements), "c",
+      lab::Size("height", std::int64_t(H))
+          .add("width", std::int64_t(W))
+          .label(std::to_string(H) + "x" + std::to_string(W)),
+      timing, 12.0 * double(elements), "c",
       "the launch is padded to whole tiles: work-items outside the matrix must not write c", W);
   row.tunables = {{"TILE_DIM_X", std::int64_t(TX)}, {"TILE_DIM_Y", std::int64_t(TY)}};
   explain_barrier(c, row, "fill_tiles",
@@ -317,8 +320,12 @@ std::vector<lab::Result> rows(Context& c) {
         c.options, [&] { return enqueue_1d(c.env, kernel, launch); }, c.out);
     lab::Result row = checked_row(
         c, y, want.data(), allowed, name,
-        std::to_string(R) + "x" + std::to_string(K) + "x" + std::to_string(M), timing, 0,
-        std::string("Y (") + name + ")", "padding work-items (i >= M) must not write Y", M);
+        lab::Size("m", std::int64_t(R))
+            .add("n", std::int64_t(M))
+            .add("k", std::int64_t(K))
+            .label(std::to_string(R) + "x" + std::to_string(K) + "x" + std::to_string(M)),
+        timing, 0, std::string("Y (") + name + ")", "padding work-items (i >= M) must not write Y",
+        M);
     row.rate = lab::gigaflops(2.0 * double(R) * double(M) * double(K), timing.time.median);
     row.unit = "GFLOP/s";
     explain_barrier(c, row, name, race);
@@ -376,14 +383,14 @@ std::vector<lab::Result> private_arrays(Context& c, const lab::CopyBaseline& cop
     const lab::Timing timing = lab::time_launches(
         c.options, [&] { return enqueue_1d(c.env, kernel, launch); }, c.out);
     const std::string name = "private P=" + std::to_string(P);
-    lab::Result row = checked_row(c, out, want.data(), allowed, name, elements_text(n), timing,
+    lab::Result row = checked_row(c, out, want.data(), allowed, name, elements(n), timing,
                                   4.0 * double(n + items), "out (" + name + ")",
                                   "each work-item writes its own element only, and padding "
                                   "work-items stop at `if (i >= items) return`");
     row.tunables = {{"PRIVATE_SIZE", std::int64_t(P)}};
     const cl_ulong reported = kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(c.env.device);
-    row.note = "the driver reports " + lab::format_bytes(double(reported)) +
-               " of private memory per work-item (CL_KERNEL_PRIVATE_MEM_SIZE)";
+    row.add_note("the driver reports " + lab::format_bytes(double(reported)) +
+                 " of private memory per work-item (CL_KERNEL_PRIVATE_MEM_SIZE)");
     lab::relate_to_copy(row, copy);
     rows.push_back(row);
   }

@@ -248,11 +248,11 @@ Bandwidth copy_bandwidth(Context& c) {
   for (std::size_t k = 0; k < copies.size(); ++k) {
     const Copy& copy = copies[k];
     const lab::Timing& timing = timings[k];
-    lab::Result row = lab::bandwidth_row(copy.name, "n=" + std::to_string(n), timing,
+    lab::Result row = lab::bandwidth_row(copy.name, lab::Size("n", std::int64_t(n)), timing,
                                          8.0 * double(n), checked[k].check, checked[k].outside);
     row.tunables = {{"VW", std::int64_t(copy.width)}, {"STREAM", copy.stream ? 1 : 0}};
     const std::string short_run = lab::too_short_to_compare(timing.time.median, c.env.device);
-    if (!short_run.empty()) row.note = "this copy's " + short_run;
+    if (!short_run.empty()) row.add_note("this copy's " + short_run);
     result.details["widths"][copy.name] = {{"rate_gb_s", row.rate},
                                            {"median_s", timing.time.median},
                                            {"min_s", timing.time.min},
@@ -312,9 +312,9 @@ Bandwidth copy_bandwidth(Context& c) {
   const auto rate = [&](const std::vector<double>& seconds) {
     return lab::gigabytes_per_second(8.0 * double(n), lab::summarize(seconds).median);
   };
-  lab::Result host =
-      lab::bandwidth_row("memcpy " + std::to_string(threads) + " threads", "n=" + std::to_string(n),
-                         paired.host, 8.0 * double(n), host_copy.check(c.err), 0);
+  lab::Result host = lab::bandwidth_row("memcpy " + std::to_string(threads) + " threads",
+                                        lab::Size("n", std::int64_t(n)), paired.host,
+                                        8.0 * double(n), host_copy.check(c.err), 0);
   char text[240];
   std::snprintf(text, sizeof text,
                 "closest to the host's memcpy over %u threads: %s at %.0f%% of it (in the runs "
@@ -325,7 +325,7 @@ Bandwidth copy_bandwidth(Context& c) {
   c.out << text << "\n";
   c.out << "each width took turns with memcpy, " << paired.kernel.front().size()
         << " runs each; the medians of their ratios to it: " << list << "\n";
-  host.note = text;
+  host.add_note(text);
   result.details["host_memcpy"] = {{"threads", threads},
                                    {"rate_gb_s", host.rate},
                                    {"median_s", host.time->median},

@@ -251,7 +251,7 @@ std::vector<lab::Result> operations(Context& c) {
 
     lab::Result row;
     row.variant = op.kernel;
-    row.size = "items=" + std::to_string(items);
+    row.size = lab::Size("items", std::int64_t(items));
     lab::set_timing(row, timing);
     row.out_of_bounds = guard.total();
     lab::set_check(row, check);

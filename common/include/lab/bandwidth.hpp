@@ -39,7 +39,7 @@ void relate_to_copy(Result& row, const CopyBaseline& copy);
 
 // A row in GB/s: `bytes` moved per run over the median time, with the runs and the check. A row
 // whose kernel wrote `out_of_bounds` elements into guard zones fails, however right the data.
-Result bandwidth_row(const std::string& variant, const std::string& size, const Timing& timing,
+Result bandwidth_row(const std::string& variant, const Size& size, const Timing& timing,
                      double bytes, const CheckResult& check, std::uint64_t out_of_bounds);
 
 // Adds `rows` to `report` in their order, each against the copy (relate_to_copy) and as a

@@ -91,6 +91,7 @@ std::string device_type_name(cl_device_type type);
 // version and OpenCL C version, and its platform's name, vendor and version. A results page
 // merged from several machines tells their devices and drivers apart by it.
 nlohmann::json describe_device(const Env& env);
+nlohmann::json describe_device(const cl::Device& device);
 
 // Sizes in bytes for people: "1.50 GiB", "48 KiB".
 std::string format_bytes(double bytes);

@@ -40,9 +40,43 @@ struct Reference {
   std::string text;
 };
 
+// The size a row ran at, as numbers for scripts ({"n": 65536}, {"m", "n", "k"}, {"height",
+// "width"}, {"global": [16, 16], "local": [4, 4]}) and as the words the table shows. The names are
+// the result schema's (kSizeNames): add() refuses any other, so every lab speaks the same fields.
+class Size {
+ public:
+  struct Field {
+    std::string name;
+    std::vector<std::int64_t> values;  // one number, or one per dimension
+  };
+
+  Size() = default;
+  Size(const std::string& name, std::int64_t value) { add(name, value); }
+
+  Size& add(const std::string& name, std::int64_t value) {
+    return add(name, std::vector<std::int64_t>{value});
+  }
+  Size& add(const std::string& name, std::vector<std::int64_t> values);
+  // The words the table shows in place of the default "n=65536 work=200".
+  Size& label(std::string text);
+
+  std::string text() const;
+  nlohmann::json json() const;  // the numbers only: {"n": 65536}
+  const std::vector<Field>& fields() const { return fields_; }
+  bool empty() const { return fields_.empty(); }
+
+ private:
+  std::vector<Field> fields_;
+  std::string label_;
+};
+
+// Every size field a row may have, in the CSV's column order (docs/result.schema.json lists the
+// same names).
+extern const std::vector<std::string> kSizeNames;
+
 struct Result {
-  std::string variant;        // e.g. "copy" or "naive"
-  std::string size;           // e.g. "n=1048576" or "16x16"
+  std::string variant;        // the variant or part, e.g. "copy" or "naive"
+  Size size;                  // e.g. Size("n", 1048576)
   std::optional<Stats> time;  // kernel time in seconds; absent when nothing was timed
   std::string clock;          // "event" or "host": how `time` was measured
   int warmup = 0;             // untimed runs before the timed ones (time->count)
@@ -57,13 +91,22 @@ struct Result {
   std::optional<double> speedup;        // rate over a baseline row (e.g. the naive variant)
   std::optional<double> max_abs_error;  // largest |device - reference| the check saw (JSON)
   bool passed = false;
+  // Why a row could not run on this device; a row with a reason is SKIPPED, neither passed nor
+  // failed.
+  std::string skip_reason;
+  // For rows that check an ordering rather than numbers (events): what was checked and what was
+  // measured, in a few words each, and one sentence per broken check.
+  std::string checks;
+  std::string measured;
+  std::vector<std::string> failures;
   // What the grading section of --json counts: elements compared and wrong, elements written
   // outside the data (the guard zones), and the first wrong ones.
   std::size_t checked = 0;
   std::size_t wrong = 0;
   std::size_t out_of_bounds = 0;
   std::vector<Mismatch> mismatches;
-  std::string note;  // printed with the table in every format, e.g. a cap on repetitions
+  // Printed under the row in the table and kept in every format, e.g. a cap on repetitions.
+  std::vector<std::string> notes;
   // The tunables the row ran with, by the kernel's macro names, in the family's order, each
   // labelled with where its value came from.
   std::vector<TunableValue> tunables;
@@ -72,6 +115,10 @@ struct Result {
 
   // The rate as a percentage of `reference`, when there is one.
   std::optional<double> percent() const;
+  // "PASSED", "FAILED" or "SKIPPED".
+  const char* status() const;
+  // Adds `text` to the notes, unless it is empty.
+  void add_note(const std::string& text);
 };
 
 // Copies a measurement into `result`: its times, clock, runs made and any note on them.
@@ -83,12 +130,20 @@ void set_check(Result& result, const CheckResult& check);
 // Puts `result`'s rate against `reference`.
 void set_reference(Result& result, Reference reference);
 
+// The version of the result schema (docs/result.schema.json) that --json and --csv follow.
+constexpr int kResultSchemaVersion = 1;
+
 class Report {
  public:
   // `device` is describe_device(env) (its "name" heads the table), or a bare name.
   Report(std::string lab, nlohmann::json device)
       : lab_(std::move(lab)),
         device_(device.is_object() ? std::move(device) : nlohmann::json{{"name", device}}) {}
+
+  // What the table calls a row: "variant" (the default) or "part".
+  void set_row_name(std::string name) { row_name_ = std::move(name); }
+  // Words for the line under the table's title ("20 rounds per part").
+  void set_context(std::string text) { context_ = std::move(text); }
 
   void add(Result result) { results_.push_back(std::move(result)); }
   const std::vector<Result>& results() const { return results_; }
@@ -104,17 +159,32 @@ class Report {
   // the first mismatches, and every kernel file built with its SHA-256.
   nlohmann::json grading() const;
 
-  // The exit code the results imply: 0 when every row passed, else 1.
+  // The exit code the results imply: 0 when no row failed and one passed, else 1.
   int exit_code() const;
+
+  // The CSV's columns, each a path into --json ("time_s.median" is results[i].time_s.median;
+  // "lab" and "device.name" are the report's own).
+  static const std::vector<std::string>& csv_columns();
 
  private:
   std::string device_name() const { return device_.value("name", ""); }
+  void print_table(std::ostream& out) const;
+  void print_summary(std::ostream& out) const;
+  void print_csv(std::ostream& out) const;
 
   std::string lab_;
+  std::string row_name_ = "variant";
+  std::string context_;
   nlohmann::json device_;  // describe_device's object
   std::vector<Result> results_;
   nlohmann::json details_ = nlohmann::json::object();
 };
+
+// No line of a lab's output for people is wider than this, so it fits a projector's terminal.
+constexpr std::size_t kMaxLineWidth = 120;
+
+// `text` cut into lines of at most `width` characters at spaces (a longer word is split).
+std::vector<std::string> wrap(const std::string& text, std::size_t width);
 
 // One CSV field: `text` as it is, or in double quotes (inner quotes doubled) when it holds a comma,
 // a quote or a newline.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "lab/cli.hpp"
+#include "lab/report.hpp"
 
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@ struct Shape2D {
   int width = 0;
   std::uint64_t elements() const { return std::uint64_t(height) * std::uint64_t(width); }
   std::string text() const;  // "4096x4096"
+  Size size() const;         // {height, width} with text() for words
 };
 
 // -n (square), -H and -W, added to a Cli before parse(); shape() after it, refusing matrices the
