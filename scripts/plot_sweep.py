@@ -7,7 +7,8 @@ result schema (docs/result.schema.json), so the rows are read back into that sha
 the course report draws a sweep (scripts/report.py): the x axis is n, or N of an N x N matrix;
 the lab's ceiling (the copy kernel's bandwidth, the FP32 peak, or transpose's own copy of the
 same matrix) and the peer libraries are drawn as references; a second panel shows G elements/s
-where the rows have it. The legend sits beside the panel, never over the data.
+where the rows have it. The legend sits beside the panel, never over the data. A CSV without a
+passed row that has a rate and a size (a lab that measures no rate) is exit code 4, no picture.
 """
 import csv
 import sys
@@ -15,6 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import report  # noqa: E402  (scripts/report.py)
+
+NOTHING_TO_PLOT = 4  # the exit code when no row has a rate (events, work_items): no picture
 
 
 def number(text):
@@ -52,7 +55,9 @@ def main(source, target):
     lab = lines[0]["lab"]
     png, points = report.sweep_figure(lab, [row_of(f) for f in lines], lines[0]["device.name"])
     if points == 0:
-        sys.exit(f"plot_sweep.py: {source} has no passed rows with a rate and a size to plot")
+        print(f"plot_sweep.py: {source} has no passed rows with a rate and a size to plot",
+              file=sys.stderr)
+        sys.exit(NOTHING_TO_PLOT)
     Path(target).write_bytes(png)
 
 

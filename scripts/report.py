@@ -177,12 +177,14 @@ def collect(options):
         if plan.get("trace"):
             args += ["--trace", str((out / f"{lab}.trace.json").resolve())]
         code, text, err, seconds = run_lab(binary, args + ["--json"], env, timeout)
-        entry = {"args": args, "exit": code, "seconds": round(seconds, 2)}
+        # (the trace's path as the run folder names it, so the page reads the same anywhere)
+        shown = [Path(a).name if a.endswith(".trace.json") else a for a in args]
+        entry = {"args": shown, "exit": code, "seconds": round(seconds, 2)}
         if parse_report(text) is not None:
             (out / f"{lab}.json").write_text(text)
         else:
             entry["error"] = err.strip().splitlines()[-1] if err.strip() else "no report"
-        print(f"{PROGRAM}: {lab} {' '.join(args)}: exit {code} in {seconds:.1f} s", flush=True)
+        print(f"{PROGRAM}: {lab} {' '.join(shown)}: exit {code} in {seconds:.1f} s", flush=True)
 
         if plan.get("sweep"):
             reports = []
@@ -238,13 +240,14 @@ def load_runs(dirs):
 class Figure:
     """A matplotlib figure that counts the data points drawn on it."""
 
-    def __init__(self, width=6.4, height=3.6, columns=1):
+    def __init__(self, width=6.4, height=3.6, rows=1, height_ratios=None):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         self.plt = plt
-        self.figure, axes = plt.subplots(1, columns, figsize=(width, height), squeeze=False)
-        self.axes = list(axes[0])
+        self.figure, axes = plt.subplots(rows, 1, figsize=(width, height), squeeze=False,
+                                         gridspec_kw={"height_ratios": height_ratios})
+        self.axes = [row[0] for row in axes]
         self.points = 0
         self.title = ""
 
@@ -295,10 +298,14 @@ def finish_log_axes(axes, x_label, y_label):
     legend_beside(axes)
 
 
-def sweep_figure(lab, rows, device):
-    """Rate against size, one line per variant; the lab's ceiling and the peers as references.
-    A second panel shows G elements/s where the rows have it (reduction)."""
-    lines, peers, ceilings, elements = {}, {}, {}, {}
+PEER_STYLES = [("0.35", "-.", "s"), ("0.55", ":", "^"), ("0.2", (0, (5, 2)), "D"),
+               ("0.65", "-.", "v")]
+
+
+def sweep_figure(lab, rows, device, metric="rate"):
+    """Rate (or, with metric "elements", G elements/s) against size, one line per variant; the
+    lab's ceiling and the peers (each its own grey and marker) drawn as references."""
+    lines, peers, ceilings = {}, {}, {}
     unit = None
     for row in rows:
         if row["status"] != "PASSED" or "rate" not in row:
@@ -309,27 +316,32 @@ def sweep_figure(lab, rows, device):
         unit = unit or row["rate"]["unit"]
         if row["rate"]["unit"] != unit:
             continue
+        if metric == "elements":
+            if not row.get("elements_per_s"):
+                continue
+            value = row["elements_per_s"] / 1e9
+        else:
+            value = row["rate"]["value"]
+            ref = row.get("reference")
+            if ref and ref["unit"] == unit:
+                ceilings.setdefault(ref["name"], {})[x] = ref["value"]
         target = peers if PEER.search(row["variant"]) else lines
-        target.setdefault(row["variant"], []).append((x, row["rate"]["value"]))
-        if row.get("elements_per_s"):
-            elements.setdefault(row["variant"], []).append((x, row["elements_per_s"] / 1e9))
-        ref = row.get("reference")
-        if ref and ref["unit"] == unit:
-            ceilings.setdefault(ref["name"], {})[x] = ref["value"]
+        target.setdefault(row["variant"], []).append((x, value))
     # A lab whose ladder has a `copy` variant (transpose, coalescing) measures against that copy
     # of the same matrix: it is the ceiling drawn, not a second copy figure.
     if "copy" in lines:
-        ceilings = {"copy (the same matrix)": dict(lines.pop("copy"))}
-    figure = Figure(7.2, 3.8, columns=2 if elements else 1)
-    if elements:
-        figure.figure.set_size_inches(12.5, 3.8)
+        copy = dict(lines.pop("copy"))
+        ceilings = {"copy (the same matrix)": copy} if metric == "rate" else {}
+    figure = Figure(7.2, 3.8)
     axes = figure.axes[0]
-    colours = {v: f"C{i % 10}" for i, v in enumerate(lines)}
-    for variant, points in lines.items():
+    for i, (variant, points) in enumerate(lines.items()):
         figure.points += draw_series(axes, {variant: points},
-                                     {"marker": "o", "markersize": 3, "color": colours[variant]})
-    figure.points += draw_series(axes, peers, {"color": "0.45", "linestyle": "-.", "marker": "s",
-                                               "markersize": 3})
+                                     {"marker": "o", "markersize": 3, "color": f"C{i % 10}"})
+    for i, (variant, points) in enumerate(peers.items()):
+        grey, dash, marker = PEER_STYLES[i % len(PEER_STYLES)]
+        figure.points += draw_series(axes, {variant: points},
+                                     {"color": grey, "linestyle": dash, "marker": marker,
+                                      "markersize": 4})
     styles = ["--", ":"]
     for i, (name, points) in enumerate(sorted(ceilings.items())):
         xs = sorted(points)
@@ -337,14 +349,8 @@ def sweep_figure(lab, rows, device):
                   linewidth=1.2, marker="x", markersize=4, label=name)
     x_label = "N (an N x N matrix)" if lab in ("matmul", "transpose", "coalescing") \
         else "n (elements)"
-    finish_log_axes(axes, x_label, f"{unit or 'rate'} (median)")
-    if elements:
-        for variant, points in elements.items():
-            style = {"color": "0.45", "linestyle": "-.", "marker": "s", "markersize": 3} \
-                if variant in peers else {"marker": "o", "markersize": 3,
-                                          "color": colours.get(variant)}
-            draw_series(figure.axes[1], {variant: points}, style)
-        finish_log_axes(figure.axes[1], x_label, "G elements/s (median)")
+    y_label = "G elements/s (median)" if metric == "elements" else f"{unit or 'rate'} (median)"
+    finish_log_axes(axes, x_label, y_label)
     return figure.png(f"{lab} on {device}"), figure.points
 
 
@@ -355,10 +361,9 @@ def bars_figure(lab, report, device):
     units = list(dict.fromkeys(r["rate"]["unit"] for r in rows))
     panels = [[r for r in rows if r["rate"]["unit"] == u and not PEER.search(r["variant"])]
               for u in units]
-    figure = Figure(7.2, 0.9 + 0.28 * max([len(p) for p in panels] + [3]),
-                    columns=max(len(units), 1))
-    if len(units) > 1:
-        figure.figure.set_size_inches(5.2 * len(units), figure.figure.get_size_inches()[1])
+    figure = Figure(7.2, 0.6 + sum(0.6 + 0.26 * max(len(p), 2) for p in panels) if panels else 2,
+                    rows=max(len(units), 1),
+                    height_ratios=[max(len(p), 2) for p in panels] or None)
     several_sizes = len({r["size_label"] for r in rows}) > 1
     for axes, unit, bars in zip(figure.axes, units, panels):
         labels = [f"{r['variant']} ({r['size_label']})" if several_sizes else r["variant"]
@@ -381,10 +386,7 @@ def bars_figure(lab, report, device):
                          linewidth=1.2, label=f"{name} {value:.3g} {unit}")
         axes.set_xlabel(f"{unit} (median)")
         axes.grid(True, axis="x", alpha=0.3)
-        handles, names = axes.get_legend_handles_labels()
-        if handles:
-            axes.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.25),
-                        frameon=False)
+        legend_beside(axes)
     return figure.png(f"{lab} on {device}"), figure.points
 
 
@@ -531,8 +533,11 @@ def pictures(lab, run):
     report = run["reports"].get(lab)
     out = []
     if lab in run["sweeps"] and run["sweeps"][lab].get("reports"):
-        png, points = sweep_figure(lab, sweep_rows(run["sweeps"][lab]), device)
-        out.append(("the rate over a range of sizes", png, points))
+        rows = sweep_rows(run["sweeps"][lab])
+        out.append(("the rate over a range of sizes", *sweep_figure(lab, rows, device)))
+        if any(r.get("elements_per_s") for r in rows):
+            out.append(("elements per second over a range of sizes",
+                        *sweep_figure(lab, rows, device, "elements")))
     if report is None:
         return out
     if lab == "device_info":
@@ -594,8 +599,7 @@ def table_html(report):
         ("median", lambda r: fmt_seconds(r["time_s"]["median"]) if "time_s" in r else None),
         ("rate", lambda r: fmt_rate(r["rate"]) if "rate" in r else None),
         ("of reference", lambda r: f"{100 * r['reference']['share']:.1f}% of "
-         f"{r['reference']['name']} ({r['reference']['value']:.4g} {r['reference']['unit']})"
-         if "reference" in r else None),
+         f"{r['reference']['name']}, " + fmt_rate(r["reference"]) if "reference" in r else None),
         ("measured", lambda r: r.get("skip_reason") or r.get("measured")),
     ]
     # A column no row has a value in is left out.
@@ -603,8 +607,11 @@ def table_html(report):
     keep = [c for c in range(len(columns)) if any(row[c] is not None for row in cells)]
     lines = ["<table>", "<tr>" + "".join(f"<th>{columns[c][0]}</th>" for c in keep)
              + "<th>status</th></tr>"]
+    wrapping = {"of reference", "measured"}
     for r, row in zip(rows, cells):
-        lines.append("<tr>" + "".join(f"<td>{html.escape(str(row[c] or '-'))}</td>" for c in keep)
+        lines.append("<tr>" + "".join(
+            f"<td{' class=text' if columns[c][0] in wrapping else ''}>"
+            f"{html.escape(str(row[c] or '-'))}</td>" for c in keep)
                      + f"<td class='{r['status'].lower()}'>{r['status']}</td></tr>")
     lines.append("</table>")
     if len(sizes) == 1:
@@ -624,7 +631,10 @@ h1 { margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em
 .device { min-width: 0; }
 .device h3 { font-size: 1em; margin: 0.3em 0; }
 table { border-collapse: collapse; font-size: 0.8em; margin: 0.5em 0; }
-th, td { border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left; vertical-align: top; }
+th, td { border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: left; vertical-align: top;
+         white-space: nowrap; }
+td.text { white-space: normal; min-width: 14em; }
+.device { overflow-x: auto; }
 td.passed { color: #176d17; } td.failed { color: #b00; font-weight: bold; }
 td.skipped { color: #888; }
 img { max-width: 100%; display: block; margin: 0.5em 0; }
@@ -733,10 +743,11 @@ def results_markdown(runs, labs):
             if report is None:
                 continue
             best = best_row(report)
-            passed = sum(r["status"] == "PASSED" for r in report["results"])
             if best is None:
-                lines.append(f"| {lab} | {passed} of {len(report['results'])} rows passed "
-                             "(no rate) | | | | |")
+                statuses = [r["status"] for r in report["results"]]
+                counts = ", ".join(f"{statuses.count(s)} {s.lower()}"
+                                   for s in ("PASSED", "FAILED", "SKIPPED") if s in statuses)
+                lines.append(f"| {lab} | (no rate: {counts}) | | | | |")
                 continue
             ref = best.get("reference")
             peers = [f"{r['variant']} {fmt_rate(r['rate'])}" for r in report["results"]

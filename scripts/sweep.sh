@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sweep.sh: one lab over a range of sizes, as one CSV, plus a PNG plot of its rate against the size
-# (drawn by scripts/plot_sweep.py with matplotlib).
+# (drawn by scripts/plot_sweep.py with matplotlib; none for a lab that measures no rate).
 #   scripts/sweep.sh LAB [OUT_DIR] [N...]
 # OUT_DIR defaults to results/; it receives LAB_sweep.csv and LAB_sweep.png. Sizes may be written
 # as 1024 or 2^20; the defaults are 64 128 256 512 1024 for matmul, 256 to 4096 (N x N) for
@@ -83,6 +83,13 @@ fi
 # Debian's matplotlib lives in the system Python, which may not be the first python3 on PATH.
 python=/usr/bin/python3
 [[ -x "$python" ]] || python=python3
-"$python" "$root/scripts/plot_sweep.py" "$csv" "$png"
-echo "sweep.sh: wrote $csv and $png"
+plotted=0
+"$python" "$root/scripts/plot_sweep.py" "$csv" "$png" || plotted=$?
+if [[ $plotted -eq 4 ]]; then
+  echo "sweep.sh: wrote $csv; $lab measures no rate, so there is no plot"
+elif [[ $plotted -ne 0 ]]; then
+  exit "$plotted"
+else
+  echo "sweep.sh: wrote $csv and $png"
+fi
 exit "$failed"

@@ -429,8 +429,8 @@ void Report::print_table(std::ostream& out) const {
     for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
   }
   const auto table_width = [&widths] {
-    return std::accumulate(widths.begin(), widths.end(), std::size_t{1},
-                           [](std::size_t sum, std::size_t w) { return sum + 1 + w; });
+    return std::accumulate(widths.begin(), widths.end(), std::size_t{0},
+                           [](std::size_t sum, std::size_t w) { return sum + 2 + w; });
   };
   while (table_width() > kMaxLineWidth) {
     std::size_t widest = columns.size();
@@ -459,7 +459,9 @@ void Report::print_table(std::ostream& out) const {
       std::string text = " ";
       for (std::size_t c = 0; c < row.size(); ++c) {
         const std::string cell = line < lines[c].size() ? lines[c][line] : "";
-        text += " " + cell + std::string(widths[c] - cell.size(), ' ');
+        // one space before the first column, two between columns, so wrapped text cannot run
+        // into its neighbour
+        text += (c == 0 ? " " : "  ") + cell + std::string(widths[c] - cell.size(), ' ');
       }
       out << text.substr(0, text.find_last_not_of(' ') + 1) << "\n";
     }
