@@ -38,7 +38,8 @@ phase "ctest (default preset)" ctest --preset default -j "$(nproc)" "${ctest_arg
 # sanitize_ctest: the sanitize preset's ctest. LeakSanitizer checks for leaks at exit from a tracer
 # thread that stops every other thread, and that tracer itself now and then dies of a segfault
 # ("Tracer caught signal 11 ... LeakSanitizer has encountered a fatal error"; google/sanitizers
-# #1353). That says nothing about the program, so a test whose output holds both of those lines runs
+# #1353). That says nothing about the program, so a test whose output holds both of those lines
+# (at the start of a line, or indented where a test script quotes the output) runs
 # once more, and must pass then. Any other failure fails the phase at once.
 sanitize_ctest() {
   local logs="$root/build-sanitize/Testing/Temporary"
@@ -57,7 +58,7 @@ sanitize_ctest() {
     # The test's own section of LastTest.log, from "N/M Testing: NAME" to the next test.
     if ! awk -v name="$name" '
         $0 ~ /^[0-9]+\/[0-9]+ Testing: / { inside = (substr($0, index($0, ": ") + 2) == name) }
-        inside && /^Tracer caught signal/ { tracer = 1 }
+        inside && /^[ \t]*Tracer caught signal/ { tracer = 1 }
         inside && /LeakSanitizer has encountered a fatal error/ { fatal = 1 }
         END { exit !(tracer && fatal) }' "$logs/LastTest.log"; then
       return 1
