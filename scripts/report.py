@@ -42,7 +42,8 @@ PROGRAM = "report.py"
 
 # The course's order; a lab the build has that is not listed here comes after, with its defaults.
 LAB_ORDER = ["device_info", "vector_add", "work_items", "matmul", "reduction", "transpose",
-             "coalescing", "profiling", "buffer_flags", "events", "memory_spaces", "vector_types"]
+             "coalescing", "profiling", "buffer_flags", "events", "memory_spaces", "vector_types",
+             "scan", "histogram"]
 # Variants that are someone else's code or the host, drawn as references rather than as the
 # lab's own ladder.
 PEER = re.compile(r"^(OpenBLAS|CLBlast|cuBLAS|memcpy)|\(host\)")
@@ -99,6 +100,10 @@ def plans(profile):
                                     "--row-count", "8", "--row-length", "64",
                                     "--private-sizes", "4,16"] if quick else []) + reps},
         "vector_types": {"args": (["-n", "4096", "--items", "256"] if quick else []) + reps},
+        "histogram": {"args": ["--variant", "all"] + (["-n", "4096"] if quick else []) + reps,
+                      "sweep": vector_sizes, "sweep_args": ["--variant", "all"]},
+        "scan": {"args": ["--variant", "all"] + (["-n", "4096"] if quick else []) + reps,
+                 "sweep": vector_sizes, "sweep_args": ["--variant", "all"]},
     }
 
 

@@ -39,6 +39,8 @@ ARGS = {
     "memory_spaces": ["-n", "4096", "-H", "64", "-W", "64", "--columns", "64", "--row-count", "8",
                       "--row-length", "64", "--private-sizes", "4,16", "--reps", "2"],
     "vector_types": ["-n", "4096", "--items", "256", "--reps", "2", "--warmup", "1"],
+    "scan": ["-n", "1009", "--variant", "all", "--reps", "2"],
+    "histogram": ["-n", "1009", "--bins", "32", "--variant", "all", "--reps", "2"],
 }
 # A second run where one lab reports a different shape of result.
 EXTRA = [

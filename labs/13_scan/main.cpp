@@ -1,0 +1,264 @@
+// scan: the prefix sum, inclusive or exclusive, float or exact int, any n, from one work-group
+// walking the array (Hillis-Steele, Blelloch) to three passes over tiles and one pass with
+// decoupled look-back; each variant checked element by element against the host's prefix sum
+// (float within the rounding bound of its own order of additions) and timed against a copy.
+#include "scan_family.hpp"
+
+#include "lab/lab.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <type_traits>
+
+namespace {
+
+struct Settings {
+  std::uint64_t n = std::uint64_t{1} << 22;
+  std::string dtype = "float";
+  std::string mode = "inclusive";
+  std::string variant = "all";
+};
+
+// The host's prefix sums: exact for int (wrapping like the device's 32-bit int), in double for
+// float, with the prefix sums of |in| that bound a float scan's rounding.
+struct Reference {
+  std::vector<double> want;
+  std::vector<double> magnitude;  // sum of |in[j]| over the elements out[i] adds
+};
+
+template <typename T>
+Reference prefix_sums(const lab::HostVector<T>& in, bool exclusive) {
+  const std::uint64_t n = in.size();
+  Reference r;
+  r.want.resize(n);
+  r.magnitude.resize(n);
+  double sum = 0, magnitude = 0;
+  std::int64_t exact = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (exclusive) {
+      r.want[i] = std::is_integral_v<T> ? double(std::int32_t(std::uint32_t(exact))) : sum;
+      r.magnitude[i] = magnitude;
+    }
+    sum += double(in[i]);
+    exact += std::int64_t(in[i]);
+    magnitude += std::fabs(double(in[i]));
+    if (!exclusive) {
+      r.want[i] = std::is_integral_v<T> ? double(std::int32_t(std::uint32_t(exact))) : sum;
+      r.magnitude[i] = magnitude;
+    }
+  }
+  return r;
+}
+
+// gamma_k = k u / (1 - k u), u = 2^-24: the bound on the relative error of a chain of k float
+// additions (Higham), times the sum of the magnitudes it adds.
+double gamma(std::uint64_t chain) {
+  const double k = double(chain) * std::ldexp(1.0, -24);
+  return k < 1 ? k / (1 - k) : std::numeric_limits<double>::infinity();
+}
+
+lab::KernelSignature signature(const std::string& name, const std::string& real,
+                               const std::string& passes, bool add) {
+  if (add) {
+    return {name,
+            {{"", "ulong", "n"}, {"global", real + "*", "out"}, {"global", real + "*", "sums"}}};
+  }
+  lab::KernelSignature s{
+      name, {{"", "ulong", "n"}, {"global", real + "*", "in"}, {"global", real + "*", "out"}}};
+  if (passes == "three_pass") s.args.push_back({"global", real + "*", "sums"});
+  if (passes == "decoupled") s.args.push_back({"global", "ulong*", "state"});
+  return s;
+}
+
+// One row's run with one tuning: the row's kernels (and pass 2's) launched as one scan, timed
+// from the first command's start to the last one's end, and every element checked.
+template <typename T>
+struct RunRow {
+  lab::Env& env;
+  const lab::HostVector<T>& in_host;
+  const Reference& reference;
+  lab::GuardedBuffer<T>& in;
+  lab::GuardedBuffer<T>& out;
+  cl::Buffer& sums;   // three_pass: one per tile
+  cl::Buffer& state;  // decoupled: the ticket and one word per tile
+  const lab::Defines& defines;
+  const cl::Kernel& scan_sums;
+  std::uint64_t sums_local;
+
+  lab::Result operator()(const scan::Variant& v, const lab::Tuning& t,
+                         const lab::Stage& stage) const {
+    const std::uint64_t n = in_host.size();
+    const std::string real = lab::opencl_type_name<T>();
+    const lab::PreparedKernel prepared =
+        lab::prepare_kernel(env, stage.options, stage.out, scan::family(), v, n, t, defines,
+                            signature(v.kernel_name, real, v.extra.passes, false), sizeof(T));
+    cl::Kernel kernel = prepared.kernel;
+    kernel.setArg(0, cl_ulong(n));
+    kernel.setArg(1, in.buffer());
+    kernel.setArg(2, out.buffer());
+    const std::uint64_t tile = v.extra.tile(t);
+    const std::uint64_t tiles = std::max<std::uint64_t>(1, lab::ceil_div(n, tile));
+    cl::Kernel add;
+    if (v.extra.passes == "three_pass") {
+      kernel.setArg(3, sums);
+      add = lab::make_kernel(prepared.program,
+                             signature(v.extra.add_kernel, real, v.extra.passes, true));
+      add.setArg(0, cl_ulong(n));
+      add.setArg(1, out.buffer());
+      add.setArg(2, sums);
+      cl::Kernel pass2 = scan_sums;
+      pass2.setArg(0, cl_ulong(tiles));
+      pass2.setArg(1, sums);
+      pass2.setArg(2, cl::Local(sums_local * sizeof(T)));
+    }
+    if (v.extra.passes == "decoupled") kernel.setArg(3, state);
+    const cl::NDRange global = lab::to_ndrange(prepared.range.global);
+    const cl::NDRange local = lab::to_ndrange(prepared.range.local);
+    out.reset(env.queue);
+    const auto launch = [&] {
+      std::vector<cl::Event> events(1);
+      if (v.extra.passes == "decoupled") {
+        env.queue.enqueueFillBuffer(state, cl_ulong(0), 0, (tiles + 1) * sizeof(cl_ulong), nullptr,
+                                    &events[0]);
+        events.emplace_back();
+      }
+      env.queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &events.back());
+      if (v.extra.passes == "three_pass") {
+        events.resize(3);
+        env.queue.enqueueNDRangeKernel(scan_sums, cl::NullRange, cl::NDRange(sums_local),
+                                       cl::NDRange(sums_local), nullptr, &events[1]);
+        env.queue.enqueueNDRangeKernel(add, cl::NullRange, global, local, nullptr, &events[2]);
+      }
+      return events;
+    };
+    const lab::Timing timing = lab::time_launch_span(stage.options, launch, stage.out);
+
+    const std::uint64_t step = v.extra.chain_step(t);
+    const std::uint64_t base = v.extra.base(n, t, sums_local);
+    lab::CheckResult check;
+    {
+      const lab::Mapping<T> got = out.fetch(env.queue);
+      const auto allowed = [&](std::size_t i) {
+        if (std::is_integral_v<T>) return 0.0;
+        return gamma(base + (step ? i / step : 0)) * reference.magnitude[i];
+      };
+      check = lab::compare_each(got.data(), reference.want.data(), n, allowed, stage.err,
+                                "out (" + v.name + ")");
+    }
+    const lab::GuardCheck guard = out.check_guards(env.queue);
+    const std::string outside = lab::describe_guard_writes(
+        guard, "out (" + v.name + ")", "work-items past n must not write: check i < n");
+    if (!outside.empty()) stage.err << "scan: " << outside << "\n";
+    lab::Result row = lab::bandwidth_row(v.name, lab::Size("n", std::int64_t(n)), timing,
+                                         scan::family().work(n).bytes, check, guard.total());
+    row.elements_per_s = double(n) / timing.time.median / 1e9;
+    row.tunables = t.row(v.tunables);
+    if (v.extra.passes == "three_pass") row.add_note("3 kernels, first start to last end");
+    if (v.extra.passes == "decoupled") {
+      row.add_note("the state's fill and the kernel, first start to last end");
+    }
+    return row;
+  }
+};
+
+template <typename T>
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOptions& tuning_options,
+        const lab::Tuning& defaults) {
+  const auto& opt = cli.options();
+  const std::string real = lab::opencl_type_name<T>();
+  const std::uint64_t n = s.n;
+  const bool exclusive = s.mode == "exclusive";
+
+  // 3. Host data: floats in [-1, 1) or ints in [-3, 3], and the host's prefix sums
+  lab::HostVector<T> in_host =
+      std::is_integral_v<T> ? lab::random_vector<T>(n, lab::derive_seed(opt.seed, 0), T(-3), T(3))
+                            : lab::random_vector<T>(n, lab::derive_seed(opt.seed, 0), T(-1), T(1));
+  const Reference reference = prefix_sums(in_host, exclusive);
+
+  // 4. Each chosen variant's tuning; decoupled is left out where 64-bit atomics are missing.
+  //    Buffers: in copied once and out, with guard zones; the tiles' sums and the look-back state
+  //    sized for the largest number of tiles any row uses
+  lab::VariantDriver driver(
+      cli, env, scan::family(), s.variant, tuning_options, defaults, s.dtype + " " + s.mode,
+      double(n), [&](const scan::Variant& v) { return scan::cannot_run(v, env.device); });
+  std::uint64_t tiles = 1, reach = 0;
+  driver.each_launch([&](const scan::Variant& v, const lab::Tuning& t) {
+    const std::uint64_t tile = v.extra.tile(t);
+    tiles = std::max(tiles, lab::ceil_div(n, tile));
+    reach = std::max(reach, lab::round_up(n, tile) - n);  // a tile's work-items past n
+  });
+  lab::GuardedBuffer<T> in(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, reach, in_host.data());
+  lab::GuardedBuffer<T> out(env, lab::BufferMode::write, CL_MEM_READ_WRITE, n, reach);
+  cl::Buffer sums(env.context, CL_MEM_READ_WRITE, tiles * sizeof(T));
+  cl::Buffer state(env.context, CL_MEM_READ_WRITE, (tiles + 1) * sizeof(cl_ulong));
+  const lab::Defines defines = {{"REAL", real, "--dtype"},
+                                {"EXCLUSIVE", exclusive ? "1" : "0", "--mode"}};
+  const std::uint64_t sums_local = scan::sums_local(env.device);
+  const lab::Program sums_program =
+      lab::build_program(env, opt, "scan_sums.cl", {{"REAL", real, "--dtype"}}, cli.out(), false);
+  const cl::Kernel scan_sums =
+      lab::make_kernel(sums_program, {"scan_sums",
+                                      {{"", "ulong", "count"},
+                                       {"global", real + "*", "sums"},
+                                       {"local", real + "*", "chunk_before"}}});
+
+  // 5-7. Each variant with its tuning: build, run, verify
+  std::vector<lab::Result> rows = driver.run(
+      "GB/s", n,
+      RunRow<T>{env, in_host, reference, in, out, sums, state, defines, scan_sums, sums_local});
+
+  // 8. Report: GB/s (8 bytes an element, read once and written once) against the copy kernel;
+  //    speed-up over hillis_steele
+  const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
+  lab::Report report("scan", lab::describe_device(env));
+  lab::add_against_copy(report, rows, copy, "hillis_steele");
+  auto& details = report.details();
+  details["n"] = n;
+  details["dtype"] = s.dtype;
+  details["mode"] = s.mode;
+  details["tolerance"] = std::is_integral_v<T>
+                             ? "exact"
+                             : "gamma_k * sum |in[j]| over the elements out[i] adds, gamma_k = k u "
+                               "/ (1 - k u), u = 2^-24, k the longest chain of additions of the "
+                               "variant's own order";
+  details["copy"] = copy.details;
+  report.print(cli.format(), std::cout);
+  return report.exit_code();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return lab::run_main(
+      argc, argv, "scan", "prefix sum, from one work-group to one pass with decoupled look-back",
+      [](lab::Cli& cli) {
+        // 1. Options
+        const scan::Family& family = scan::family();
+        Settings s;
+        cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; default 2^22)");
+        cli.add_choice("--dtype", s.dtype, "Element type: float or int (exact)", {"float", "int"});
+        cli.add_choice("--mode", s.mode,
+                       "inclusive: out[i] = in[0] + ... + in[i]; exclusive: up to in[i-1]",
+                       {"inclusive", "exclusive"});
+        lab::add_variant_option(cli, family, s.variant);
+        lab::TuningOptions tuning_options(cli, family.tunables);
+        cli.parse();
+        tuning_options.check();
+        const auto& opt = cli.options();
+        lab::check_kernel_options(opt, family, s.variant);
+        lab::check_tunables_used(tuning_options, family, s.variant, lab::notes());
+
+        // 2. Device, and the tunables shaped for it
+        lab::Env env = lab::open_device(opt, cli.out());
+        const lab::Tuning defaults = scan::default_tuning(env.device);
+        // Every row scans its work-group as a tree: a LOCAL that is not a power of two suits none.
+        const std::uint64_t local = tuning_options.apply(defaults).whole("LOCAL");
+        if (const std::string why = scan::local_problem("scan scans", local); !why.empty()) {
+          throw lab::UsageError(why);
+        }
+        lab::check_memory(env, s.n * 4, 2, 4, "-n");  // in and out (+ copy), host in, reference
+        return s.dtype == "int" ? run<int>(cli, env, s, tuning_options, defaults)
+                                : run<float>(cli, env, s, tuning_options, defaults);
+      });
+}

@@ -1,0 +1,187 @@
+// scan_family.cpp: the scan table.
+#include "scan_family.hpp"
+
+namespace scan {
+namespace {
+
+// Elements of the padded tile of scan_tiles.cl (one slot in 33 is padding).
+std::uint64_t padded(std::uint64_t tile) { return tile + tile / 32; }
+
+Variant row(const std::string& name, const std::string& summary, const std::string& file,
+            const std::string& kernel, const std::string& passes) {
+  Variant v;
+  v.name = name;
+  v.summary = summary;
+  v.kernel_file = file;
+  v.kernel_name = kernel;
+  v.tunables = {"LOCAL"};
+  v.extra.passes = passes;
+  v.covers = [](const Length& n, const lab::Tuning&) -> std::vector<std::uint64_t> { return {n}; };
+  // One work-group walks the array (the tiled rows get a group per tile below).
+  v.plan = [](const Length&, const lab::Tuning& t) -> lab::NDRangePlan {
+    return {{t.whole("LOCAL")}, {t.whole("LOCAL")}};
+  };
+  v.extra.chain_step = [](const lab::Tuning&) { return std::uint64_t{0}; };
+  return v;
+}
+
+// The chain of pass 2 (scan_sums.cl): a work-item's run of ceil(tiles / L) sums, then work-item
+// 0's walk over the L run totals, then one addition in pass 3.
+std::uint64_t sums_chain(Length n, std::uint64_t tile, std::uint64_t local) {
+  const std::uint64_t tiles = std::max<std::uint64_t>(1, lab::ceil_div(n, tile));
+  return lab::ceil_div(tiles, local) + local + 1;
+}
+
+Family make_family() {
+  Family f;
+  f.name = "scan";
+  // Work: n additions; bytes: read every element once and write it once. A pass more over memory
+  // shows as a smaller share of the copy kernel.
+  f.work = [](const Length& n) { return lab::Work{double(n), 8.0 * double(n)}; };
+
+  lab::Tunable local;
+  local.name = "LOCAL";
+  local.option = "--local";
+  local.meaning = "Work-group size, a power of two";
+  local.max = 65536;
+  local.candidates = {1, 16, 64, 128, 256, 512, 1024};
+  local.grows = lab::kGrowsGroup | lab::kGrowsLocal;
+  local.power_of_two = true;
+  lab::Tunable per_item;
+  per_item.name = "PER_ITEM";
+  per_item.option = "--per-item";
+  per_item.meaning = "registers, decoupled: elements each work-item scans in registers";
+  per_item.max = 65536;
+  per_item.candidates = {2, 4, 8, 16, 32, 256, 4096};
+  per_item.grows = lab::kGrowsLocal | lab::kGrowsPrivate;
+  f.tunables = {local, per_item};
+
+  Variant hillis = row("hillis_steele", "one work-group, Hillis-Steele steps over each tile",
+                       "scan_hillis_steele.cl", "scan_hillis_steele", "single");
+  hillis.extra.tile = [](const lab::Tuning& t) { return t.whole("LOCAL"); };
+  hillis.local_bytes = [](const lab::Tuning& t, std::size_t element) {
+    return 2 * t.whole("LOCAL") * element;
+  };
+  // log2(LOCAL) steps in the tile, the carry from every tile before, one addition for it.
+  hillis.extra.base = [](Length, const lab::Tuning& t, std::uint64_t) {
+    return lab::log2_ceil(t.whole("LOCAL")) + 1;
+  };
+  hillis.extra.chain_step = [](const lab::Tuning& t) { return t.whole("LOCAL"); };
+
+  Variant blelloch = row("blelloch", "one work-group, Blelloch's up-sweep and down-sweep",
+                         "scan_blelloch.cl", "scan_blelloch", "single");
+  blelloch.extra.tile = [](const lab::Tuning& t) { return 2 * t.whole("LOCAL"); };
+  blelloch.local_bytes = [](const lab::Tuning& t, std::size_t element) {
+    return 2 * t.whole("LOCAL") * element;
+  };
+  // Up-sweep and down-sweep levels, the element itself, and the carry.
+  blelloch.extra.base = [](Length, const lab::Tuning& t, std::uint64_t) {
+    return 2 * lab::log2_ceil(2 * t.whole("LOCAL")) + 2;
+  };
+  blelloch.extra.chain_step = [](const lab::Tuning& t) { return 2 * t.whole("LOCAL"); };
+
+  Variant three = blelloch;
+  three.name = "three_pass";
+  three.summary = "every work-group a Blelloch tile; the tiles' sums scanned; added back";
+  three.kernel_name = "scan_blocks";
+  three.extra.passes = "three_pass";
+  three.extra.add_kernel = "scan_add";
+  three.extra.base = [](Length n, const lab::Tuning& t, std::uint64_t sums_local) {
+    const std::uint64_t tile = 2 * t.whole("LOCAL");
+    return 2 * lab::log2_ceil(tile) + 2 + sums_chain(n, tile, sums_local);
+  };
+  three.extra.chain_step = [](const lab::Tuning&) { return std::uint64_t{0}; };
+
+  Variant registers =
+      row("registers", "three passes over tiles of LOCAL x PER_ITEM, scanned in registers",
+          "scan_tiles.cl", "scan_registers_blocks", "three_pass");
+  registers.tunables = {"LOCAL", "PER_ITEM"};
+  registers.extra.add_kernel = "scan_registers_add";
+  registers.extra.tile = [](const lab::Tuning& t) {
+    return t.whole("LOCAL") * t.whole("PER_ITEM");
+  };
+  registers.local_bytes = [](const lab::Tuning& t, std::size_t element) {
+    return (padded(t.whole("LOCAL") * t.whole("PER_ITEM")) + t.whole("LOCAL")) * element;
+  };
+  registers.private_bytes = [](const lab::Tuning& t, std::size_t element) {
+    return t.whole("PER_ITEM") * element;
+  };
+  // A work-item's run, the totals' steps, one addition before it; then pass 2 and pass 3.
+  registers.extra.base = [](Length n, const lab::Tuning& t, std::uint64_t sums_local) {
+    const std::uint64_t tile = t.whole("LOCAL") * t.whole("PER_ITEM");
+    return t.whole("PER_ITEM") + lab::log2_ceil(t.whole("LOCAL")) + 1 +
+           sums_chain(n, tile, sums_local);
+  };
+
+  Variant decoupled = registers;
+  decoupled.name = "decoupled";
+  decoupled.summary = "one pass: tiles from a ticket, each looking back for its prefix";
+  decoupled.kernel_name = "scan_decoupled";
+  decoupled.extra.passes = "decoupled";
+  decoupled.extra.add_kernel.clear();
+  decoupled.local_bytes = [](const lab::Tuning& t, std::size_t element) {
+    return (padded(t.whole("LOCAL") * t.whole("PER_ITEM")) + t.whole("LOCAL") + 1) * element + 4;
+  };
+  // The tile's own chain, then one addition per tile looked back over (at worst every tile
+  // before), and the one that adds the prefix.
+  decoupled.extra.base = [](Length, const lab::Tuning& t, std::uint64_t) {
+    return t.whole("PER_ITEM") + lab::log2_ceil(t.whole("LOCAL")) + 3;
+  };
+  decoupled.extra.chain_step = [](const lab::Tuning& t) {
+    return t.whole("LOCAL") * t.whole("PER_ITEM");
+  };
+
+  f.variants = {hillis, blelloch, three, registers, decoupled};
+  for (Variant& v : f.variants) {
+    v.fits = [name = v.name](const Length&, const lab::Tuning& t) {
+      return local_problem(name + " scans", t.whole("LOCAL"));
+    };
+    if (v.extra.passes == "single") continue;
+    v.plan = [tile = v.extra.tile](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
+      const std::uint64_t tiles = std::max<std::uint64_t>(1, lab::ceil_div(n, tile(t)));
+      return {{tiles * t.whole("LOCAL")}, {t.whole("LOCAL")}};
+    };
+  }
+  return f;
+}
+
+}  // namespace
+
+std::string local_problem(const std::string& who, std::uint64_t local) {
+  if (local != 0 && (local & (local - 1)) == 0) return "";
+  std::uint64_t below = 1;
+  while (below * 2 < local) below *= 2;
+  return who + " its work-group as a tree, so LOCAL must be a power of two, and --local " +
+         std::to_string(local) + " is not: choose " + std::to_string(below) + " or " +
+         std::to_string(below * 2);
+}
+
+const Family& family() {
+  static const Family table = make_family();
+  return table;
+}
+
+lab::Tuning default_tuning(const cl::Device& device) {
+  const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+  if (gpu) return lab::Tuning().with({{"LOCAL", 256}, {"PER_ITEM", 32}});
+  return lab::Tuning().with({{"LOCAL", 8}, {"PER_ITEM", 256}});
+}
+
+std::uint64_t sums_local(const cl::Device& device) {
+  std::uint64_t local = 256;
+  while (local > 1 && local > device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>()) local /= 2;
+  return local;
+}
+
+std::string cannot_run(const Variant& variant, const cl::Device& device) {
+  if (variant.extra.passes != "decoupled") return "";
+  if (device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_int64_base_atomics") !=
+      std::string::npos) {
+    return "";
+  }
+  return "decoupled publishes each tile's flag and value together in one 64-bit word with "
+         "atom_xchg, and this device lacks cl_khr_int64_base_atomics: run --variant registers, "
+         "the same tiles in three passes";
+}
+
+}  // namespace scan

@@ -1,0 +1,54 @@
+// scan_family.hpp: the prefix sum (scan) as a table (lab::Family), one row per step of the
+// ladder: Hillis-Steele and Blelloch by one work-group, Blelloch's tiles in three passes, larger
+// tiles scanned in registers in three passes, and one pass with decoupled look-back.
+#pragma once
+
+#include "lab/lab.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace scan {
+
+// The problem size: the array's length.
+using Length = std::uint64_t;
+
+// What the scan rows carry beyond the shared columns.
+struct Shape {
+  // "single" (one work-group walks the array), "three_pass" (tiles, their sums, the sums added
+  // back) or "decoupled" (one pass, tiles handed out by a ticket).
+  std::string passes = "single";
+  std::string add_kernel;  // three_pass: pass 3's kernel, in the row's own file
+  // Elements one work-group scans at a time.
+  std::function<std::uint64_t(const lab::Tuning&)> tile;
+  // The longest chain of additions behind out[i]: base + i / chain_step (chain_step 0: none),
+  // pass 2 of a three-pass row run by `sums_local` work-items. It bounds a float scan's rounding
+  // (gamma_chain * sum |in[j]|, j up to i).
+  std::function<std::uint64_t(Length n, const lab::Tuning&, std::uint64_t sums_local)> base;
+  std::function<std::uint64_t(const lab::Tuning&)> chain_step;
+};
+
+using Family = lab::Family<Length, Shape>;
+using Variant = lab::Variant<Length, Shape>;
+
+// Tunables: LOCAL (--local, the work-group size, a power of two) and PER_ITEM (--per-item,
+// elements a work-item scans in registers: registers and decoupled). Rows: hillis_steele,
+// blelloch, three_pass, registers, decoupled.
+const Family& family();
+
+// A GPU: groups of 256, 8 elements per work-item. A CPU (PoCL runs a group's work-items one after
+// another on one core): groups of 64 and 32 elements each, so a tile is a long run for one core.
+lab::Tuning default_tuning(const cl::Device& device);
+
+// The work-items pass 2 of a three-pass scan uses (one work-group): 256, or fewer on a small
+// device.
+std::uint64_t sums_local(const cl::Device& device);
+
+// "" when `local` is a power of two; else the sentence saying so, after `who` ("scan scans").
+std::string local_problem(const std::string& who, std::uint64_t local);
+
+// Why `variant` cannot run on `device` ("" when it can): decoupled needs 64-bit atomics.
+std::string cannot_run(const Variant& variant, const cl::Device& device);
+
+}  // namespace scan

@@ -1,0 +1,171 @@
+// histogram: n keys counted into 2 to 4096 bins, from one global atomic per key to histograms of
+// each work-group's own in local memory, private counters and replicated copies; uniform, skewed
+// and constant inputs show what contention costs. Every bin is checked exactly against the host,
+// and the counts must add up to n.
+#include "histogram_family.hpp"
+
+#include "lab/lab.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <numeric>
+#include <random>
+
+namespace {
+
+struct Settings {
+  std::uint64_t n = std::uint64_t{1} << 24;
+  std::uint64_t bins = 256;
+  std::string input = "uniform";
+  std::string variant = "all";
+};
+
+// The keys, from a seeded generator: uniform over the bins; skewed (exponential: about a quarter
+// of the keys in the first 2% of the bins); or constant (every key in the middle bin, the worst
+// contention there is).
+lab::HostVector<cl_uint> make_keys(const Settings& s, std::uint64_t seed) {
+  lab::HostVector<cl_uint> keys(s.n);
+  std::mt19937_64 random(seed);
+  std::uniform_int_distribution<std::uint64_t> uniform(0, s.bins - 1);
+  std::exponential_distribution<double> exponential(1.0);
+  for (auto& key : keys) {
+    if (s.input == "constant") {
+      key = cl_uint(s.bins / 2);
+    } else if (s.input == "skewed") {
+      const double at = exponential(random) * double(s.bins) / 16.0;
+      key = cl_uint(std::min<double>(at, double(s.bins - 1)));
+    } else {
+      key = cl_uint(uniform(random));
+    }
+  }
+  return keys;
+}
+
+// One row's run with one tuning: the histogram zeroed and counted, timed from the fill's start to
+// the kernel's end, every bin compared with the host's and the total with n.
+struct RunRow {
+  lab::Env& env;
+  const histogram::Problem& problem;
+  lab::GuardedBuffer<cl_uint>& keys;
+  lab::GuardedBuffer<cl_uint>& hist;
+  const lab::HostVector<cl_uint>& want;
+
+  lab::Result operator()(const histogram::Variant& v, const lab::Tuning& t,
+                         const lab::Stage& stage) const {
+    const lab::PreparedKernel prepared = lab::prepare_kernel(
+        env, stage.options, stage.out, histogram::family(), v, problem, t, {},
+        {"", {{"", "ulong", "n"}, {"global", "uint*", "keys"}, {"global", "uint*", "hist"}}},
+        sizeof(cl_uint));
+    cl::Kernel kernel = prepared.kernel;
+    kernel.setArg(0, cl_ulong(problem.n));
+    kernel.setArg(1, keys.buffer());
+    kernel.setArg(2, hist.buffer());
+    const auto launch = [&] {
+      std::vector<cl::Event> events(2);
+      env.queue.enqueueFillBuffer(hist.buffer(), cl_uint(0), 0, problem.bins * sizeof(cl_uint),
+                                  nullptr, &events[0]);
+      env.queue.enqueueNDRangeKernel(kernel, cl::NullRange, lab::to_ndrange(prepared.range.global),
+                                     lab::to_ndrange(prepared.range.local), nullptr, &events[1]);
+      return events;
+    };
+    const lab::Timing timing = lab::time_launch_span(stage.options, launch, stage.out);
+
+    lab::CheckResult check;
+    std::uint64_t total = 0;
+    {
+      const lab::Mapping<cl_uint> got = hist.fetch(env.queue);
+      total = std::accumulate(got.data(), got.data() + problem.bins, std::uint64_t{0});
+      check = lab::compare(got.data(), want.data(), problem.bins, lab::Tolerance::exact(),
+                           stage.err, "hist (" + v.name + ")");
+    }
+    if (total != problem.n) {
+      stage.err << "histogram: " << v.name << ": the bins add up to " << total
+                << ", not n = " << problem.n << ": "
+                << (total < problem.n ? "counts were lost (an increment that is not atomic?)"
+                                      : "keys were counted twice")
+                << "\n";
+      check.mismatches = std::max<std::size_t>(check.mismatches, 1);
+    }
+    const lab::GuardCheck guard = hist.check_guards(env.queue);
+    const std::string outside = lab::describe_guard_writes(
+        guard, "hist (" + v.name + ")", "every key is below --bins: check the bin index");
+    if (!outside.empty()) stage.err << "histogram: " << outside << "\n";
+    lab::Result row = lab::bandwidth_row(
+        v.name,
+        lab::Size("n", std::int64_t(problem.n))
+            .add("items", std::int64_t(problem.bins))
+            .label("n=" + std::to_string(problem.n) + " bins=" + std::to_string(problem.bins)),
+        timing, histogram::family().work(problem).bytes, check, guard.total());
+    row.elements_per_s = double(problem.n) / timing.time.median / 1e9;
+    row.tunables = t.row(v.tunables);
+    row.add_note("the histogram's zeroing and the kernel, first start to last end");
+    return row;
+  }
+};
+
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOptions& tuning_options,
+        const lab::Tuning& defaults) {
+  const auto& opt = cli.options();
+  const histogram::Problem problem{s.n, s.bins};
+
+  // 3. Host data and the host's histogram
+  const lab::HostVector<cl_uint> keys_host = make_keys(s, lab::derive_seed(opt.seed, 0));
+  lab::HostVector<cl_uint> want(s.bins, 0);
+  for (const cl_uint key : keys_host) ++want[key];
+
+  // 4. Each chosen variant's tuning; buffers: the keys copied once, the histogram with guard zones
+  lab::VariantDriver driver(cli, env, histogram::family(), s.variant, tuning_options, defaults,
+                            s.input + " " + std::to_string(s.bins) + " bins", double(s.n));
+  lab::GuardedBuffer<cl_uint> keys(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, s.n, 0,
+                                   keys_host.data());
+  lab::GuardedBuffer<cl_uint> hist(env, lab::BufferMode::write, CL_MEM_READ_WRITE, s.bins, s.bins);
+
+  // 5-7. Each variant with its tuning: build, run, verify
+  std::vector<lab::Result> rows =
+      driver.run("GB/s", problem, RunRow{env, problem, keys, hist, want});
+
+  // 8. Report: GB/s of keys read (4 bytes each) against the copy kernel; speed-up over
+  //    global_atomics
+  const lab::CopyBaseline copy = lab::measure_copy(env, opt, s.n, 0, cli.out());
+  lab::Report report("histogram", lab::describe_device(env));
+  lab::add_against_copy(report, rows, copy, "global_atomics");
+  auto& details = report.details();
+  details["n"] = s.n;
+  details["bins"] = s.bins;
+  details["input"] = s.input;
+  details["fullest_bin"] = *std::max_element(want.begin(), want.end());
+  details["copy"] = copy.details;
+  report.print(cli.format(), std::cout);
+  return report.exit_code();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return lab::run_main(
+      argc, argv, "histogram", "counting keys into bins: atomics, privatization, contention",
+      [](lab::Cli& cli) {
+        // 1. Options
+        const histogram::Family& family = histogram::family();
+        Settings s;
+        cli.add_size("-n,--size", s.n, "Number of keys (any n >= 1; default 2^24)");
+        cli.add_count("--bins", s.bins, "Number of bins, 2 to 4096 (default 256)", 2, 4096);
+        cli.add_choice("--input", s.input,
+                       "uniform over the bins, skewed toward the first bins, or constant (every "
+                       "key in one bin)",
+                       {"uniform", "skewed", "constant"});
+        lab::add_variant_option(cli, family, s.variant);
+        lab::TuningOptions tuning_options(cli, family.tunables);
+        cli.parse();
+        tuning_options.check();
+        const auto& opt = cli.options();
+        lab::check_kernel_options(opt, family, s.variant);
+        lab::check_tunables_used(tuning_options, family, s.variant, lab::notes());
+
+        // 2. Device, and the tunables shaped for it
+        lab::Env env = lab::open_device(opt, cli.out());
+        const lab::Tuning defaults = histogram::default_tuning(env.device);
+        lab::check_memory(env, s.n * 4, 1, 2, "-n");  // the keys (+ the copy), host keys
+        return run(cli, env, s, tuning_options, defaults);
+      });
+}

@@ -1,0 +1,70 @@
+"""torch_peers.py: PyTorch's own scan and histogram on the same GPU, the peers of the scan and
+histogram labs (torch.cumsum; torch.bincount and torch.histc).
+
+Usage: torch_peers.py [--sizes 2^26,2^28] [--bins 256] [--reps 20]
+
+Each is timed with CUDA events around one call, after 3 warm-ups; the median and min of --reps
+calls are printed with the rate counted as the labs count it: 8 bytes per element for a scan
+(read once, write once), 4 per key for a histogram (the keys read). Inputs are uniform: floats in
+[-1, 1) for the scan, int32 keys in [0, bins) for bincount, floats in [0, bins) for histc.
+PyTorch is not part of the suite; run this where it is installed (a GPU machine), in the same
+session as the labs, so that the figures compare.
+"""
+import argparse
+import sys
+
+
+def size(text):
+    base, _, exponent = text.partition("^")
+    return int(base) ** int(exponent) if exponent else int(text)
+
+
+def timed(torch, call, reps):
+    for _ in range(3):
+        call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    times.sort()
+    return times[len(times) // 2], times[0]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="2^26,2^28")
+    parser.add_argument("--bins", type=int, default=256)
+    parser.add_argument("--reps", type=int, default=20)
+    options = parser.parse_args()
+    try:
+        import torch
+    except ImportError:
+        sys.exit("torch_peers.py: PyTorch is not installed here")
+    if not torch.cuda.is_available():
+        sys.exit("torch_peers.py: PyTorch sees no CUDA device")
+    print(f"torch_peers.py: {torch.cuda.get_device_name(0)}, PyTorch {torch.__version__}")
+    for n in (size(s) for s in options.sizes.split(",")):
+        values = torch.rand(n, device="cuda") * 2 - 1
+        keys = torch.randint(0, options.bins, (n,), device="cuda", dtype=torch.int32)
+        spread = torch.rand(n, device="cuda") * options.bins
+        runs = [("torch.cumsum", 8, lambda: torch.cumsum(values, 0)),
+                ("torch.bincount", 4, lambda: torch.bincount(keys, minlength=options.bins)),
+                ("torch.histc", 4,
+                 lambda: torch.histc(spread, bins=options.bins, min=0, max=options.bins))]
+        for name, bytes_per, call in runs:
+            median, least = timed(torch, call, options.reps)
+            print(f"{name} n={n} bins={options.bins}: median {median * 1e3:.3f} ms, "
+                  f"min {least * 1e3:.3f} ms, {bytes_per * n / median / 1e9:.0f} GB/s "
+                  f"({bytes_per} bytes per element)")
+        del values, keys, spread
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
