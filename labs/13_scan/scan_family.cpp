@@ -163,7 +163,7 @@ const Family& family() {
 
 lab::Tuning default_tuning(const cl::Device& device) {
   const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
-  if (gpu) return lab::Tuning().with({{"LOCAL", 256}, {"PER_ITEM", 32}});
+  if (gpu) return lab::Tuning().with({{"LOCAL", 64}, {"PER_ITEM", 64}});
   return lab::Tuning().with({{"LOCAL", 8}, {"PER_ITEM", 256}});
 }
 

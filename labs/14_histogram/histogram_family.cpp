@@ -88,10 +88,16 @@ const Family& family() {
   return table;
 }
 
-lab::Tuning default_tuning(const cl::Device& device) {
+lab::Tuning default_tuning(const cl::Device& device, std::uint64_t bins) {
   const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
   const std::int64_t units = device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
-  if (gpu) return lab::Tuning().with({{"LOCAL", 256}, {"GROUPS", units * 16}, {"COPIES", 8}});
+  if (gpu) {
+    // 8 copies, or as many as fit in half the local memory (4096 bins: 1 on a 48 KiB GPU).
+    const std::uint64_t fit = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>() / 2 / (bins * 4);
+    std::int64_t copies = 8;
+    while (copies > 1 && std::uint64_t(copies) > fit) copies /= 2;
+    return lab::Tuning().with({{"LOCAL", 256}, {"GROUPS", units * 16}, {"COPIES", copies}});
+  }
   // A CPU runs a group's work-items one after another on one core: one work-item per group
   // (nothing shared, so nothing contended) and a few groups per core to balance the cores.
   return lab::Tuning().with({{"LOCAL", 1}, {"GROUPS", units * 4}, {"COPIES", 1}});

@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
-        const lab::Tuning defaults = histogram::default_tuning(env.device);
+        const lab::Tuning defaults = histogram::default_tuning(env.device, s.bins);
         lab::check_memory(env, s.n * 4, 1, 2, "-n");  // the keys (+ the copy), host keys
         return run(cli, env, s, tuning_options, defaults);
       });
