@@ -77,6 +77,8 @@ def plans(profile):
         [64, 128, 256, 512]
     matmul_n = "32" if quick else "4096" if gpu else "512"
     matrix_n = "64" if quick else "4096" if gpu else "1024"
+    # The main run of scan and histogram: a GPU needs 2^26 elements to reach memory speed.
+    big_vector = ["-n", "4096"] if quick else ["-n", str(2 ** 26)] if gpu else []
     return {
         "device_info": {"args": []},
         "vector_add": {"args": ["--variant", "all"] + (["-n", "4096"] if quick else []) + reps,
@@ -100,9 +102,9 @@ def plans(profile):
                                     "--row-count", "8", "--row-length", "64",
                                     "--private-sizes", "4,16"] if quick else []) + reps},
         "vector_types": {"args": (["-n", "4096", "--items", "256"] if quick else []) + reps},
-        "histogram": {"args": ["--variant", "all"] + (["-n", "4096"] if quick else []) + reps,
+        "histogram": {"args": ["--variant", "all"] + big_vector + reps,
                       "sweep": vector_sizes, "sweep_args": ["--variant", "all"]},
-        "scan": {"args": ["--variant", "all"] + (["-n", "4096"] if quick else []) + reps,
+        "scan": {"args": ["--variant", "all"] + big_vector + reps,
                  "sweep": vector_sizes, "sweep_args": ["--variant", "all"]},
     }
 
