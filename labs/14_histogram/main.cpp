@@ -81,8 +81,10 @@ struct RunRow {
     if (total != problem.n) {
       stage.err << "histogram: " << v.name << ": the bins add up to " << total
                 << ", not n = " << problem.n << ": "
-                << (total < problem.n ? "counts were lost (an increment that is not atomic?)"
-                                      : "keys were counted twice")
+                << (total < problem.n
+                        ? "counts were lost: an increment or a merge that is not atomic, a "
+                          "missing barrier, or a group's counts never added to hist"
+                        : "keys were counted twice, or bins were not zeroed")
                 << "\n";
       check.mismatches = std::max<std::size_t>(check.mismatches, 1);
     }
