@@ -99,8 +99,9 @@ lab::Tuning default_tuning(const cl::Device& device, std::uint64_t bins) {
     return lab::Tuning().with({{"LOCAL", 256}, {"GROUPS", units * 16}, {"COPIES", copies}});
   }
   // A CPU runs a group's work-items one after another on one core: one work-item per group
-  // (nothing shared, so nothing contended) and a few groups per core to balance the cores.
-  return lab::Tuning().with({{"LOCAL", 1}, {"GROUPS", units * 4}, {"COPIES", 1}});
+  // (nothing shared, so nothing contended) and one group per core, so that each core's keys are
+  // near each other (with more, the grid-stride walk interleaves the cores' cache lines).
+  return lab::Tuning().with({{"LOCAL", 1}, {"GROUPS", units}, {"COPIES", 1}});
 }
 
 }  // namespace histogram
