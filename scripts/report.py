@@ -178,9 +178,9 @@ def collect(options):
     for lab in labs:
         binary = bin_dir / lab
         plan = table.get(lab, {"args": []})
-        args = list(plan["args"])
-        if "--peers" in args and not help_has(binary, "--peers"):
-            args.remove("--peers")
+        # --peers where the lab has it (a lab without peers refuses the option)
+        peers = help_has(binary, "--peers")
+        args = [a for a in plan["args"] if a != "--peers" or peers]
         if plan.get("trace"):
             args += ["--trace", str((out / f"{lab}.trace.json").resolve())]
         code, text, err, seconds = run_lab(binary, args + ["--json"], env, timeout)
@@ -196,9 +196,8 @@ def collect(options):
         if plan.get("sweep"):
             reports = []
             for n in plan["sweep"]:
-                sweep_args = ["-n", str(n)] + plan.get("sweep_args", [])
-                if "--peers" in sweep_args and not help_has(binary, "--peers"):
-                    sweep_args.remove("--peers")
+                sweep_args = ["-n", str(n)] + [a for a in plan.get("sweep_args", [])
+                                               if a != "--peers" or peers]
                 if plan.get("sweep_kmax"):
                     sweep_args += ["--kmax", str(n)]
                 sweep_args += ["--reps", "2" if options.quick else "5", "--warmup", "1"]

@@ -71,14 +71,7 @@ class WrappingBuffer : public std::streambuf {
     if (line_.size() <= kMaxLineWidth || indent >= line_.size()) {
       std::cout << line_ << '\n';
     } else {
-      const std::string lead(indent, ' ');
-      const auto first = wrap(line_.substr(indent), kMaxLineWidth - indent);
-      std::cout << lead << first.front() << '\n';
-      std::string rest;
-      for (std::size_t i = 1; i < first.size(); ++i) rest += (i > 1 ? " " : "") + first[i];
-      for (const auto& line : wrap(rest, kMaxLineWidth - indent - 2)) {
-        if (!line.empty()) std::cout << lead << "  " << line << '\n';
-      }
+      print_wrapped(std::cout, std::string(indent, ' '), line_.substr(indent), indent + 2);
     }
     line_.clear();
   }

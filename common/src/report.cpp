@@ -31,14 +31,6 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
   return text;
 }
 
-// `text` wrapped to the line width, the first line after `lead`, the rest indented to match.
-void print_wrapped(std::ostream& out, const std::string& lead, const std::string& text) {
-  const auto lines = wrap(text, kMaxLineWidth - lead.size());
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    out << (i == 0 ? lead : std::string(lead.size(), ' ')) << lines[i] << "\n";
-  }
-}
-
 // "your kernel /home/me/k.cl" for each kernel file that is not one of the suite's, or "".
 std::string student_files() {
   std::vector<std::string> files;
@@ -127,11 +119,26 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width) {
   return lines;
 }
 
+void print_wrapped(std::ostream& out, const std::string& lead, const std::string& text,
+                   std::size_t indent) {
+  const std::size_t next = indent == std::string::npos ? lead.size() : indent;
+  const auto lines = wrap(text, kMaxLineWidth - std::max(lead.size(), next));
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    out << (i == 0 ? lead : std::string(next, ' ')) << lines[i] << "\n";
+  }
+}
+
+Size& Size::add(const std::string& name, std::int64_t value) {
+  add(name, std::vector<std::int64_t>{value});
+  fields_.back().list = false;
+  return *this;
+}
+
 Size& Size::add(const std::string& name, std::vector<std::int64_t> values) {
   if (std::find(kSizeNames.begin(), kSizeNames.end(), name) == kSizeNames.end()) {
     throw std::logic_error("size field '" + name + "' is not in the result schema");
   }
-  fields_.push_back({name, std::move(values)});
+  fields_.push_back({name, std::move(values), true});
   return *this;
 }
 
@@ -154,9 +161,8 @@ std::string Size::text() const {
 nlohmann::json Size::json() const {
   nlohmann::json object = nlohmann::json::object();
   for (const auto& field : fields_) {
-    object[field.name] = field.values.size() == 1 && field.name != "global" && field.name != "local"
-                             ? nlohmann::json(field.values.front())
-                             : nlohmann::json(field.values);
+    object[field.name] =
+        field.list ? nlohmann::json(field.values) : nlohmann::json(field.values.front());
   }
   return object;
 }

@@ -266,6 +266,16 @@ Tuning TuningOptions::apply(Tuning defaults) const {
   return defaults;
 }
 
+std::string power_of_two_refusal(const std::string& why, const std::string& name,
+                                 const std::string& option, std::uint64_t value) {
+  if (value != 0 && (value & (value - 1)) == 0) return "";
+  std::uint64_t below = 1;
+  while (below * 2 < value) below *= 2;
+  return why + ", so " + name + " must be a power of two, and " + option + " " +
+         std::to_string(value) + " is not: choose " + std::to_string(below) + " or " +
+         std::to_string(below * 2) + " (1, 2, 4, ... up to the device's limit)";
+}
+
 std::string unknown_variant(const std::string& family, const std::string& name,
                             const std::vector<std::string>& names) {
   std::vector<std::string> choices = names;

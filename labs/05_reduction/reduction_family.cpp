@@ -4,20 +4,12 @@
 namespace reduction {
 namespace {
 
-bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
-
 // A tree halves the work-group at every step: its size (the tunable `name`) must be a power of two.
 std::function<std::string(const Length&, const lab::Tuning&)> needs_power_of_two(
     const std::string& variant, const std::string& name, const std::string& option) {
-  return [variant, name, option](const Length&, const lab::Tuning& t) -> std::string {
-    const std::uint64_t l = t.whole(name);
-    if (is_power_of_two(l)) return "";
-    std::uint64_t below = 1;
-    while (below * 2 < l) below *= 2;
-    return variant + " halves its work-group at every step of its tree, so " + name +
-           " must be a power of two, and " + option + " " + std::to_string(l) + " is not: choose " +
-           std::to_string(below) + " or " + std::to_string(below * 2) +
-           " (1, 2, 4, ... up to the device's limit)";
+  return [variant, name, option](const Length&, const lab::Tuning& t) {
+    return lab::power_of_two_refusal(variant + " halves its work-group at every step of its tree",
+                                     name, option, t.whole(name));
   };
 }
 

@@ -252,11 +252,6 @@ int main(int argc, char** argv) {
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
         const lab::Tuning defaults = scan::default_tuning(env.device);
-        // Every row scans its work-group as a tree: a LOCAL that is not a power of two suits none.
-        const std::uint64_t local = tuning_options.apply(defaults).whole("LOCAL");
-        if (const std::string why = scan::local_problem("scan scans", local); !why.empty()) {
-          throw lab::UsageError(why);
-        }
         lab::check_memory(env, s.n * 4, 2, 4, "-n");  // in and out (+ copy), host in, reference
         return s.dtype == "int" ? run<int>(cli, env, s, tuning_options, defaults)
                                 : run<float>(cli, env, s, tuning_options, defaults);

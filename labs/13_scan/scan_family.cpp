@@ -134,7 +134,8 @@ Family make_family() {
   f.variants = {hillis, blelloch, three, registers, decoupled};
   for (Variant& v : f.variants) {
     v.fits = [name = v.name](const Length&, const lab::Tuning& t) {
-      return local_problem(name + " scans", t.whole("LOCAL"));
+      return lab::power_of_two_refusal(name + " scans its work-group as a tree", "LOCAL", "--local",
+                                       t.whole("LOCAL"));
     };
     if (v.extra.passes == "single") continue;
     v.plan = [tile = v.extra.tile](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
@@ -146,15 +147,6 @@ Family make_family() {
 }
 
 }  // namespace
-
-std::string local_problem(const std::string& who, std::uint64_t local) {
-  if (local != 0 && (local & (local - 1)) == 0) return "";
-  std::uint64_t below = 1;
-  while (below * 2 < local) below *= 2;
-  return who + " its work-group as a tree, so LOCAL must be a power of two, and --local " +
-         std::to_string(local) + " is not: choose " + std::to_string(below) + " or " +
-         std::to_string(below * 2);
-}
 
 const Family& family() {
   static const Family table = make_family();

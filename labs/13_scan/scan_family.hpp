@@ -46,9 +46,6 @@ lab::Tuning default_tuning(const cl::Device& device);
 // device.
 std::uint64_t sums_local(const cl::Device& device);
 
-// "" when `local` is a power of two; else the sentence saying so, after `who` ("scan scans").
-std::string local_problem(const std::string& who, std::uint64_t local);
-
 // Why `variant` cannot run on `device` ("" when it can): decoupled needs 64-bit atomics.
 std::string cannot_run(const Variant& variant, const cl::Device& device);
 

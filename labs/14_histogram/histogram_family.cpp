@@ -6,16 +6,13 @@
 namespace histogram {
 namespace {
 
-Variant row(const std::string& name, const std::string& summary) {
+// A row whose kernel histogram_<kernel> is in kernels/histogram_<kernel>.cl.
+Variant row(const std::string& name, const std::string& kernel, const std::string& summary) {
   Variant v;
   v.name = name;
   v.summary = summary;
-  v.kernel_file = "histogram_" +
-                  (name == "global_atomics"  ? std::string("global")
-                   : name == "local_atomics" ? std::string("local")
-                                             : name) +
-                  ".cl";
-  v.kernel_name = v.kernel_file.substr(0, v.kernel_file.size() - 3);
+  v.kernel_name = "histogram_" + kernel;
+  v.kernel_file = v.kernel_name + ".cl";
   v.tunables = {"LOCAL", "GROUPS"};
   // GROUPS groups of LOCAL work-items walk the keys a grid apart (never more work-items than
   // there are groups of four keys to hand out).
@@ -65,9 +62,12 @@ Family make_family() {
   copies.grows = lab::kGrowsLocal;
   f.tunables = {local, groups, copies};
 
-  Variant global = row("global_atomics", "every key an atomic increment in global memory");
-  Variant in_local = row("local_atomics", "a histogram per work-group in local memory, then added");
-  Variant mine = row("private", "counters per work-item (at most 64 bins), then the group's");
+  Variant global =
+      row("global_atomics", "global", "every key an atomic increment in global memory");
+  Variant in_local =
+      row("local_atomics", "local", "a histogram per work-group in local memory, then added");
+  Variant mine =
+      row("private", "private", "counters per work-item (at most 64 bins), then the group's");
   mine.fits = [](const Problem& p, const lab::Tuning&) -> std::string {
     if (p.bins <= kPrivateMaxBins) return "";
     return "private keeps BINS counters in each work-item's own array, which only suits few "
@@ -75,7 +75,8 @@ Family make_family() {
            std::to_string(kPrivateMaxBins) + "), and --bins " + std::to_string(p.bins) +
            " is more: use local_atomics or replicated";
   };
-  Variant copied = row("replicated", "COPIES copies of the local histogram: less contention");
+  Variant copied =
+      row("replicated", "replicated", "COPIES copies of the local histogram: less contention");
   copied.tunables = {"LOCAL", "GROUPS", "COPIES"};
   f.variants = {global, in_local, mine, copied};
   return f;

@@ -78,6 +78,8 @@ struct RunRow {
       check = lab::compare(got.data(), want.data(), problem.bins, lab::Tolerance::exact(),
                            stage.err, "hist (" + v.name + ")");
     }
+    // (the host's bins add up to n, so a total that does not is also a wrong bin above; this
+    // says what usually causes it)
     if (total != problem.n) {
       stage.err << "histogram: " << v.name << ": the bins add up to " << total
                 << ", not n = " << problem.n << ": "
@@ -86,7 +88,6 @@ struct RunRow {
                           "missing barrier, or a group's counts never added to hist"
                         : "keys were counted twice, or bins were not zeroed")
                 << "\n";
-      check.mismatches = std::max<std::size_t>(check.mismatches, 1);
     }
     const lab::GuardCheck guard = hist.check_guards(env.queue);
     const std::string outside = lab::describe_guard_writes(

@@ -83,6 +83,8 @@ TEST(Report, SizesHaveSchemaNamesOnly) {
   EXPECT_EQ(size.text(), "height=3 width=5");
   EXPECT_EQ(size.json(), nlohmann::json({{"height", 3}, {"width", 5}}));
   EXPECT_EQ(lab::Size().add("global", {16, 4}).json()["global"], nlohmann::json({16, 4}));
+  EXPECT_TRUE(lab::Size().add("global", std::vector<std::int64_t>{16}).json()["global"].is_array())
+      << "a one-dimensional global size is still a list";
   EXPECT_EQ(lab::Size("n", 9).label("N=9").text(), "N=9");
   EXPECT_THROW(lab::Size("rows", 3), std::logic_error);
 }

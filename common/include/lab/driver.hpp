@@ -76,11 +76,12 @@ class VariantDriver {
   // returns its Result (or an empty std::optional for a row it leaves out). A host row (no kernel
   // file) runs once with no tuning. With --tune, a row's candidates run first as quiet trials
   // (1 warm-up, 3 timed runs) and the best is kept. A row whose `fits` refuses the sizes is
-  // skipped with a line when several rows run, and refused (UsageError) when it is the only one
-  // or in a trial.
+  // skipped with a line when several rows run, and refused (UsageError) when it is the only one,
+  // in a trial, or when every chosen row refuses (the first refusal says why).
   template <typename Run>
   std::vector<Result> run(const std::string& unit, const Size& size, Run run) {
     std::vector<Result> results;
+    std::string refused;  // the first row's reason, when `fits` refuses it
     const Options& options = cli_.options();
     for (std::size_t i = 0; i < rows_.size(); ++i) {
       const Row& row = *rows_[i];
@@ -104,6 +105,7 @@ class VariantDriver {
       if (!why.empty() && rows_.size() == 1) throw UsageError(why);
       if (!why.empty()) {
         cli_.out() << "  (skipped " << why << ")\n";
+        if (refused.empty()) refused = why;
         continue;
       }
       std::optional<Result> result(run(row, tuning, stage));
@@ -111,6 +113,7 @@ class VariantDriver {
       result->tuning = source;
       results.push_back(*result);
     }
+    if (results.empty() && !refused.empty()) throw UsageError(refused);
     return results;
   }
 

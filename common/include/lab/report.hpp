@@ -48,14 +48,14 @@ class Size {
   struct Field {
     std::string name;
     std::vector<std::int64_t> values;  // one number, or one per dimension
+    bool list = false;                 // a list in --json even when it holds one number
   };
 
   Size() = default;
   Size(const std::string& name, std::int64_t value) { add(name, value); }
 
-  Size& add(const std::string& name, std::int64_t value) {
-    return add(name, std::vector<std::int64_t>{value});
-  }
+  // One number ({"n": 65536}), or one per dimension, always a list ({"global": [16]}).
+  Size& add(const std::string& name, std::int64_t value);
   Size& add(const std::string& name, std::vector<std::int64_t> values);
   // The words the table shows in place of the default "n=65536 work=200".
   Size& label(std::string text);
@@ -185,6 +185,11 @@ constexpr std::size_t kMaxLineWidth = 120;
 
 // `text` cut into lines of at most `width` characters at spaces (a longer word is split).
 std::vector<std::string> wrap(const std::string& text, std::size_t width);
+
+// `text` wrapped to kMaxLineWidth: the first line after `lead`, the others after `indent` spaces
+// (by default as many as `lead` has).
+void print_wrapped(std::ostream& out, const std::string& lead, const std::string& text,
+                   std::size_t indent = std::string::npos);
 
 // One CSV field: `text` as it is, or in double quotes (inner quotes doubled) when it holds a comma,
 // a quote or a newline.

@@ -166,6 +166,12 @@ struct Variant {
   Extra extra;  // the family's own columns
 };
 
+// "" when `value` is a power of two; else "<why>, so NAME must be a power of two, and OPTION
+// VALUE is not: choose BELOW or ABOVE (1, 2, 4, ... up to the device's limit)", for a row that
+// halves or doubles its work-group (a tree) and says so in `why`.
+std::string power_of_two_refusal(const std::string& why, const std::string& name,
+                                 const std::string& option, std::uint64_t value);
+
 // "--variant fastest: matmul has no such variant; choose sequential, naive, ... or all".
 std::string unknown_variant(const std::string& family, const std::string& name,
                             const std::vector<std::string>& names);
