@@ -1,37 +1,105 @@
-// scan_tiles.cl: the fast end of the scan ladder. A work-group scans a tile of LOCAL * PER_ITEM
-// elements: each work-item adds PER_ITEM consecutive elements in registers, the work-items'
-// totals are scanned in local memory, and each work-item writes its elements' prefix sums.
+// scan_tiles.cl: the fast end of the scan ladder. A work-group scans a tile of GROUP * PER_ITEM
+// elements: each work-item adds PER_ITEM consecutive elements in registers, VEC at a time, the
+// work-items' totals are scanned in local memory, and each work-item writes its elements' prefix
+// sums.
 // - scan_registers_blocks, then scan_sums.cl, then scan_registers_add: the three passes of
 //   scan_blelloch.cl with these larger tiles;
 // - scan_decoupled: one pass. Each group takes the next tile from a ticket, publishes its tile's
 //   total, and looks back over the tiles before it for the sum of everything before its own.
 // out[i] = in[0] + ... + in[i] (inclusive) or in[0] + ... + in[i-1] (exclusive, EXCLUSIVE 1).
-// The host builds with -D REAL=float|int -D EXCLUSIVE=0|1 -D LOCAL=<work-group size, a power of
-// two> -D PER_ITEM=<elements per work-item>, and launches work-groups of LOCAL.
+// The host builds with -D REAL=float|int -D EXCLUSIVE=0|1 -D GROUP=<work-group size, a power of
+// two> -D PER_ITEM=<elements per work-item> -D VEC=<1, 2, 4, 8 or 16, dividing PER_ITEM>, and
+// launches work-groups of GROUP.
 
-#define TILE (LOCAL * PER_ITEM)
+#define TILE (GROUP * PER_ITEM)
+#define VECS (PER_ITEM / VEC)  // vectors per work-item
 // One padding slot every 32 elements, so that the work-items of a warp reading their
 // consecutive elements (stride PER_ITEM) hit different banks of local memory.
 #define PAD(i) ((i) + (i) / 32)
 #define PADDED_TILE PAD(TILE)
+#define PASTE(a, b) a##b
+#define VECTOR(type, width) PASTE(type, width)
 
-// This work-item's PER_ITEM consecutive elements of the tile, in registers: read from `in`
-// coalesced (LOCAL consecutive elements per step) into local memory, then each work-item takes
-// its own run from there.
-void load_mine(__local REAL* tile, REAL mine[PER_ITEM], __global const REAL* in, const ulong n,
+// realv: VEC elements in one value, with what the scan needs of it: SHIFT(x, first) moves x up
+// one lane with `first` entering lane 0, UP2/UP4/UP8(x) move it up 2, 4 or 8 lanes with zeros
+// entering (each a vector literal of swizzles of the sizes OpenCL C allows: 1, 2, 3, 4, 8), and
+// LAST(x) is its top lane.
+#if VEC == 1
+typedef REAL realv;
+#define VLOAD(k, p) ((p)[k])
+#define VSTORE(x, k, p) ((p)[k] = (x))
+#define SHIFT(x, first) (first)
+#define LAST(x) (x)
+#else
+typedef VECTOR(REAL, VEC) realv;
+#define VLOAD(k, p) VECTOR(vload, VEC)(k, p)
+#define VSTORE(x, k, p) VECTOR(vstore, VEC)(x, k, p)
+#define ZEROS(width) ((VECTOR(REAL, width))0)
+#if VEC == 2
+#define SHIFT(x, first) ((realv)(first, (x).s0))
+#define LAST(x) ((x).s1)
+#elif VEC == 4
+#define SHIFT(x, first) ((realv)(first, (x).s012))
+#define UP2(x) ((realv)(ZEROS(2), (x).s01))
+#define LAST(x) ((x).s3)
+#elif VEC == 8
+#define SHIFT(x, first) ((realv)(first, (x).s012, (x).s3456))
+#define UP2(x) ((realv)(ZEROS(2), (x).s01, (x).s2345))
+#define UP4(x) ((realv)(ZEROS(4), (x).s0123))
+#define LAST(x) ((x).s7)
+#elif VEC == 16
+#define SHIFT(x, first) ((realv)(first, (x).s012, (x).s3456, (x).s789abcde))
+#define UP2(x) ((realv)(ZEROS(2), (x).s01, (x).s2345, (x).s6789abcd))
+#define UP4(x) ((realv)(ZEROS(4), (x).s0123, (x).s456789ab))
+#define UP8(x) ((realv)(ZEROS(8), (x).lo))
+#define LAST(x) ((x).sf)
+#endif
+#endif
+
+// The inclusive scan of one vector's lanes in log2(VEC) steps, every lane adding the lane 1, 2,
+// 4 and 8 below it (on a CPU each step is one shuffle and one vector addition).
+realv scan_lanes(realv x) {
+#if VEC >= 2
+  x += SHIFT(x, 0);
+#endif
+#if VEC >= 4
+  x += UP2(x);
+#endif
+#if VEC >= 8
+  x += UP4(x);
+#endif
+#if VEC >= 16
+  x += UP8(x);
+#endif
+  return x;
+}
+
+// This work-item's PER_ITEM consecutive elements of the tile, VECS vectors in registers: the
+// group reads from `in` coalesced (GROUP consecutive elements per step) into local memory, then
+// each work-item takes its own run from there.
+void load_mine(__local REAL* tile, realv mine[VECS], __global const REAL* in, const ulong n,
                const ulong first, const uint t) {
   for (uint k = 0; k < PER_ITEM; ++k) {
-    const uint at = k * LOCAL + t;
+    const uint at = k * GROUP + t;
     tile[PAD(at)] = first + at < n ? in[first + at] : 0;  // past the end: 0 adds nothing
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint k = 0; k < PER_ITEM; ++k) mine[k] = tile[PAD(t * PER_ITEM + k)];
+  // 32 is a multiple of VEC, so a vector never straddles a padding slot.
+  for (uint k = 0; k < VECS; ++k) mine[k] = VLOAD(0, tile + PAD(t * PER_ITEM + k * VEC));
 }
 
-// The inclusive scan of the work-item's elements, in registers; returns their total.
-REAL scan_mine(REAL mine[PER_ITEM]) {
-  for (uint k = 1; k < PER_ITEM; ++k) mine[k] += mine[k - 1];
-  return mine[PER_ITEM - 1];
+// The inclusive scan of the work-item's elements, in registers: each vector's lanes, plus the
+// running total of the vectors before it. Returns the work-item's total. The running total waits
+// for one addition per vector (the lanes' scan does not wait for it): on a CPU that chain of
+// additions, not memory, would otherwise set the pace.
+REAL scan_mine(realv mine[VECS]) {
+  REAL running = 0;
+  for (uint k = 0; k < VECS; ++k) {
+    const realv lanes = scan_lanes(mine[k]);
+    mine[k] = lanes + running;
+    running += LAST(lanes);
+  }
+  return running;
 }
 
 // The work-items' totals scanned in local memory (Hillis and Steele: read, wait, write, wait, in
@@ -39,60 +107,148 @@ REAL scan_mine(REAL mine[PER_ITEM]) {
 REAL scan_totals(__local REAL* totals, const REAL mine_total, const uint t, REAL* group) {
   totals[t] = mine_total;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = 1; d < LOCAL; d <<= 1) {
+  for (uint d = 1; d < GROUP; d <<= 1) {
     const REAL left = t >= d ? totals[t - d] : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     totals[t] += left;
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  *group = totals[LOCAL - 1];
+  *group = totals[GROUP - 1];
   return t > 0 ? totals[t - 1] : 0;
 }
 
-// Writes the work-item's prefix sums (inclusive or exclusive) into the tile, then, once every
-// work-item has, the tile plus `before` to `out`, coalesced.
-void store_tile(__global REAL* out, __local REAL* tile, const REAL mine[PER_ITEM],
-                const REAL mine_before, __local const REAL* before, const ulong n,
-                const ulong first, const uint t) {
-  for (uint k = 0; k < PER_ITEM; ++k) {
+// Vector k of the work-item's prefix sums: inclusive, or exclusive (moved up one lane, the top
+// lane of the vector before entering), plus `before`.
+realv prefix(const realv mine[VECS], const uint k, const REAL before) {
 #if EXCLUSIVE
-    tile[PAD(t * PER_ITEM + k)] = mine_before + (k > 0 ? mine[k - 1] : 0);
+  return SHIFT(mine[k], k > 0 ? LAST(mine[k - 1]) : 0) + before;
 #else
-    tile[PAD(t * PER_ITEM + k)] = mine_before + mine[k];
+  return mine[k] + before;
 #endif
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const REAL add = before ? *before : 0;
-  for (uint k = 0; k < PER_ITEM; ++k) {
-    const uint at = k * LOCAL + t;
-    if (first + at < n) out[first + at] = add + tile[PAD(at)];
+}
+
+// Each work-item writes its prefix sums plus `mine_before` into the tile, for write_tile.
+void keep_mine(__local REAL* tile, const realv mine[VECS], const REAL mine_before, const uint t) {
+  for (uint k = 0; k < VECS; ++k) {
+    VSTORE(prefix(mine, k, mine_before), 0, tile + PAD(t * PER_ITEM + k * VEC));
   }
 }
 
-// Pass 1 of 3: every work-group scans its own tile and writes the tile's total to sums[group].
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
-void scan_registers_blocks(const ulong n, __global const REAL* in, __global REAL* out,
-                           __global REAL* sums) {
-  __local REAL tile[PADDED_TILE];
-  __local REAL totals[LOCAL];
-  const uint t = get_local_id(0);
-  const ulong first = (ulong)get_group_id(0) * TILE;
-  REAL mine[PER_ITEM];
+// The tile's prefix sums plus `before` (the sum of every tile before it) to `out`, coalesced,
+// once every work-item has kept its own.
+void write_tile(__global REAL* out, __local const REAL* tile, const REAL before, const ulong n,
+                const ulong first, const uint t) {
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = 0; k < PER_ITEM; ++k) {
+    const uint at = k * GROUP + t;
+    if (first + at < n) out[first + at] = before + tile[PAD(at)];
+  }
+}
+
+// A group of one work-item (the CPU's shape: GROUP 1) has no one to coalesce with, and a CPU has
+// no registers for a whole tile: it reads its run straight from `in`, twice (the second time from
+// its cache), a vector at a time; where n cuts the last vector short, an element at a time.
+
+// How many whole vectors of the run lie below n.
+uint whole_vectors(const ulong n, const ulong first) {
+  return first + TILE <= n ? VECS : (uint)((n - first) / VEC);
+}
+
+// The sum of a vector's lanes, halving it: (lo + hi), then its lo + hi, ...
+REAL sum_lanes(const realv x) {
+#if VEC == 16
+  const VECTOR(REAL, 8) eight = x.lo + x.hi;
+  const VECTOR(REAL, 4) four = eight.lo + eight.hi;
+#elif VEC == 8
+  const VECTOR(REAL, 4) four = x.lo + x.hi;
+#elif VEC == 4
+  const VECTOR(REAL, 4) four = x;
+#endif
+#if VEC >= 4
+  const VECTOR(REAL, 2) two = four.lo + four.hi;
+#elif VEC == 2
+  const VECTOR(REAL, 2) two = x;
+#endif
+#if VEC == 1
+  return x;
+#else
+  return two.lo + two.hi;
+#endif
+}
+
+// The sum of the run: the first read, VEC sums side by side, then their lanes.
+REAL sum_run(__global const REAL* in, const ulong n, const ulong first) {
+  const uint whole = whole_vectors(n, first);
+  realv vectors = 0;
+  for (uint k = 0; k < whole; ++k) vectors += VLOAD(k, in + first);
+  REAL sum = sum_lanes(vectors);
+  for (ulong i = first + whole * VEC; i < min(n, first + TILE); ++i) sum += in[i];
+  return sum;
+}
+
+// The second read: the run's prefix sums plus `before` to `out`. Returns `before` plus the run's
+// total.
+REAL scan_run(__global REAL* out, __global const REAL* in, const REAL before, const ulong n,
+              const ulong first) {
+  const uint whole = whole_vectors(n, first);
+  REAL running = before;
+  for (uint k = 0; k < whole; ++k) {
+    const realv lanes = scan_lanes(VLOAD(k, in + first));
+#if EXCLUSIVE
+    VSTORE(SHIFT(lanes, 0) + running, k, out + first);
+#else
+    VSTORE(lanes + running, k, out + first);
+#endif
+    running += LAST(lanes);  // the lanes' scan never waits for this addition
+  }
+  for (ulong i = first + whole * VEC; i < min(n, first + TILE); ++i) {
+#if EXCLUSIVE
+    out[i] = running;
+    running += in[i];
+#else
+    running += in[i];
+    out[i] = running;
+#endif
+  }
+  return running;
+}
+
+// The work-group's scan of its tile, kept in the tile for write_tile. Returns the tile's total.
+REAL scan_tile(__local REAL* tile, __local REAL* totals, __global const REAL* in, const ulong n,
+               const ulong first, const uint t) {
+  realv mine[VECS];
   load_mine(tile, mine, in, n, first, t);
   REAL total;
   const REAL mine_before = scan_totals(totals, scan_mine(mine), t, &total);
-  store_tile(out, tile, mine, mine_before, 0, n, first, t);
+  keep_mine(tile, mine, mine_before, t);
+  return total;
+}
+
+// Pass 1 of 3: every work-group scans its own tile and writes the tile's total to sums[group].
+__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
+void scan_registers_blocks(const ulong n, __global const REAL* in, __global REAL* out,
+                           __global REAL* sums) {
+  const uint t = get_local_id(0);
+  const ulong first = (ulong)get_group_id(0) * TILE;
+#if GROUP == 1
+  const REAL total = scan_run(out, in, 0, n, first);
+#else
+  __local REAL tile[PADDED_TILE];
+  __local REAL totals[GROUP];
+  const REAL total = scan_tile(tile, totals, in, n, first, t);
+  write_tile(out, tile, 0, n, first, t);
+#endif
   if (t == 0) sums[get_group_id(0)] = total;
 }
 
 // Pass 3 of 3: adds sums[g] (now the sum of every tile before g) to each element of tile g.
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
+__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
 void scan_registers_add(const ulong n, __global REAL* out, __global const REAL* sums) {
   const uint t = get_local_id(0);
   const ulong first = (ulong)get_group_id(0) * TILE;
   const REAL before = sums[get_group_id(0)];
   for (uint k = 0; k < PER_ITEM; ++k) {
-    const uint at = k * LOCAL + t;
+    const uint at = k * GROUP + t;
     if (first + at < n) out[first + at] += before;
   }
 }
@@ -101,10 +257,11 @@ void scan_registers_add(const ulong n, __global REAL* out, __global const REAL* 
 // half and the value's bits in the low half, so that a reader never sees a flag without its
 // value.
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#define PASTE(a, b) a##b
 #define AS(type, bits) PASTE(as_, type)(bits)
 #define AGGREGATE 1UL  // the tile's own total is known
 #define PREFIX 2UL     // the sum of everything up to the tile's end is known
+// How many tiles the look-back reads at once, one word per work-item.
+#define WINDOW (GROUP < 32 ? GROUP : 32)
 
 ulong pack(const ulong flag, const REAL value) { return (flag << 32) | (ulong)as_uint(value); }
 
@@ -113,39 +270,62 @@ REAL unpack(const ulong word) { return AS(REAL, (uint)word); }
 // One pass, decoupled look-back. state[] is zeroed by the host before each launch: state[0] is the
 // ticket that hands out tiles in the order groups start, so a group only ever waits for tiles
 // taken by groups that started before it and need nothing from it; state[1 + g] is tile g's word.
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
+__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
 void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
                     volatile __global ulong* state) {
-  __local REAL tile[PADDED_TILE];
-  __local REAL totals[LOCAL];
+  __local ulong words[WINDOW];
   __local uint taken;
-  __local REAL before_tile;
+  __local long unseen;  // the look-back has summed every tile from `unseen` to g - 1
+  __local REAL before;  // their sum
   const uint t = get_local_id(0);
   if (t == 0) taken = (uint)atom_inc(&state[0]);
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint g = taken;
   const ulong first = (ulong)g * TILE;
-  REAL mine[PER_ITEM];
-  load_mine(tile, mine, in, n, first, t);
-  REAL total;
-  const REAL mine_before = scan_totals(totals, scan_mine(mine), t, &total);
-  // Work-item 0 publishes the tile's total and looks back while the others write their prefix
-  // sums into the tile; store_tile's barrier then hands everyone the prefix it found.
+#if GROUP == 1
+  const REAL total = sum_run(in, n, first);
+#else
+  __local REAL tile[PADDED_TILE];
+  __local REAL totals[GROUP];
+  const REAL total = scan_tile(tile, totals, in, n, first, t);
+#endif
   if (t == 0) {
-    REAL before = 0;
-    if (g > 0) {
-      atom_xchg(&state[1 + g], pack(AGGREGATE, total));  // later tiles may use it at once
-      for (long j = (long)g - 1; j >= 0;) {
-        const ulong word = atom_add(&state[1 + j], 0UL);  // an atomic read
-        const ulong flag = word >> 32;
-        if (flag == 0) continue;  // tile j's group has started but not published: wait
-        before += unpack(word);
-        if (flag == PREFIX) break;  // it already knows everything before it: done
-        --j;
-      }
-    }
-    atom_xchg(&state[1 + g], pack(PREFIX, before + total));
-    before_tile = before;
+    // Tile 0 knows its prefix at once; any other publishes its total for later tiles to use now.
+    atom_xchg(&state[1 + g], g == 0 ? pack(PREFIX, total) : pack(AGGREGATE, total));
+    unseen = g;
+    before = 0;
   }
-  store_tile(out, tile, mine, mine_before, &before_tile, n, first, t);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // The look-back: the first WINDOW work-items each read one word of the WINDOW tiles below
+  // `unseen` at once (an atomic read); work-item 0 walks them from the nearest down, adding the
+  // values, until a tile that has not published (read again next round) or one whose flag says
+  // PREFIX (nothing further back is needed).
+  while (unseen > 0) {
+    const long end = unseen;
+    if (t < WINDOW) {
+      const long j = end - 1 - (long)t;
+      words[t] = j >= 0 ? atom_add(&state[1 + j], 0UL) : pack(PREFIX, 0);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0) {
+      REAL sum = before;
+      long next = end;
+      for (uint k = 0; k < WINDOW; ++k) {
+        const ulong flag = words[k] >> 32;
+        if (flag == 0) break;  // tile end - 1 - k's group has started but not published: wait
+        sum += unpack(words[k]);
+        next = flag == PREFIX ? 0 : end - 1 - (long)k;
+        if (flag == PREFIX) break;  // it already knows everything before it: done
+      }
+      before = sum;
+      unseen = next;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (t == 0 && g > 0) atom_xchg(&state[1 + g], pack(PREFIX, before + total));
+#if GROUP == 1
+  scan_run(out, in, before, n, first);
+#else
+  write_tile(out, tile, before, n, first, t);
+#endif
 }

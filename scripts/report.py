@@ -146,6 +146,13 @@ def help_has(binary, option):
     return option in process.stdout
 
 
+def run_commits(manifest):
+    """The run's commit, and those of labs run again later into it (collect --labs)."""
+    later = [f"{lab} {entry['commit']} ({entry.get('date', '')[:10]})"
+             for lab, entry in manifest.get("labs", {}).items() if entry.get("commit")]
+    return manifest.get("commit", "") + ("; run again: " + ", ".join(later) if later else "")
+
+
 def collect(options):
     bin_dir = Path(options.bin).resolve()
     out = Path(options.out)
@@ -160,6 +167,12 @@ def collect(options):
         labs += [lab for lab in listed.read_text().split() if lab not in labs]
     if not labs:
         fail(f"no lab in {bin_dir}: build them first (scripts/build.sh default all_labs)")
+    if options.labs:
+        wanted = options.labs.split(",")
+        unknown = [lab for lab in wanted if lab not in labs]
+        if unknown:
+            fail(f"--labs: {', '.join(unknown)} not among the built labs ({', '.join(labs)})")
+        labs = [lab for lab in labs if lab in wanted]
 
     # The device first: its type decides the sizes.
     code, text, err, _ = run_lab(bin_dir / "vector_add", ["-n", "1024", "--reps", "1", "--json"],
@@ -171,9 +184,16 @@ def collect(options):
     device = probe["device"]
     profile = "quick" if options.quick else "gpu" if "GPU" in device.get("type", "") else "cpu"
     table = plans(profile)
-    manifest = {"device": device, "profile": profile, "commit": options.commit or git_commit(),
-                "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+    commit = options.commit or git_commit()
+    date = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    manifest = {"device": device, "profile": profile, "commit": commit, "date": date,
                 "host": platform.node(), "labs": {}}
+    earlier = out / "run.json"
+    if options.labs and earlier.is_file():
+        manifest = json.loads(earlier.read_text())
+        if manifest.get("device", {}).get("name") != device.get("name"):
+            fail(f"{earlier} is a run of {manifest.get('device', {}).get('name')}, not of "
+                 f"{device.get('name')}: --labs adds to a run of the same device only")
     timeout = 120 if options.quick else 900
     for lab in labs:
         binary = bin_dir / lab
@@ -187,6 +207,8 @@ def collect(options):
         # (the trace's path as the run folder names it, so the page reads the same anywhere)
         shown = [Path(a).name if a.endswith(".trace.json") else a for a in args]
         entry = {"args": shown, "exit": code, "seconds": round(seconds, 2)}
+        if options.labs:
+            entry.update({"commit": commit, "date": date})
         if parse_report(text) is not None:
             (out / f"{lab}.json").write_text(text)
         else:
@@ -673,7 +695,7 @@ def render(options):
              ("platform", lambda m: m["device"].get("platform", {}).get("name", "")),
              ("driver", lambda m: m["device"].get("driver_version", "")),
              ("OpenCL", lambda m: m["device"].get("opencl_version", "")),
-             ("commit", lambda m: m.get("commit", "")), ("date", lambda m: m.get("date", "")),
+             ("commit", run_commits), ("date", lambda m: m.get("date", "")),
              ("host", lambda m: m.get("host", ""))]
     for label, get in facts:
         page.append(f"<tr><th>{label}</th>" + "".join(
@@ -787,6 +809,9 @@ def main():
     c.add_argument("--device", help="LAB_DEVICE: the device's name or index")
     c.add_argument("--quick", action="store_true", help="tiny sizes (tests)")
     c.add_argument("--commit", help="the commit to record, where the tree has no git")
+    c.add_argument("--labs", help="only these labs (comma-separated), into a run folder that may "
+                   "hold an earlier run of the same device: its other labs stay, and each lab "
+                   "run now records its own commit and date")
     r = commands.add_parser("render", help="write the page from runs")
     r.add_argument("--out", required=True, help="where index.html and results.md go")
     r.add_argument("--readme", help="a README.md to put the summary into")

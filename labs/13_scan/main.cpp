@@ -251,7 +251,8 @@ int main(int argc, char** argv) {
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
-        const lab::Tuning defaults = scan::default_tuning(env.device);
+        lab::Tuning defaults = scan::default_tuning(env.device);
+        defaults = scan::vec_dividing(defaults, tuning_options.apply(defaults));
         lab::check_memory(env, s.n * 4, 2, 4, "-n");  // in and out (+ copy), host in, reference
         return s.dtype == "int" ? run<int>(cli, env, s, tuning_options, defaults)
                                 : run<float>(cli, env, s, tuning_options, defaults);

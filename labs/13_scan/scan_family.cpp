@@ -25,6 +25,34 @@ Variant row(const std::string& name, const std::string& summary, const std::stri
   return v;
 }
 
+// The chain of additions in a work-item's run: log2(VEC) steps within a vector, one per vector for
+// the running total of the vectors before it, and one per element of a last vector cut short by n.
+std::uint64_t run_chain(const lab::Tuning& t) {
+  return lab::log2_ceil(t.whole("VEC")) + t.whole("PER_ITEM") / t.whole("VEC") + t.whole("VEC");
+}
+
+// Local memory of the tiled rows' staging: the padded tile and the work-items' totals. A group of
+// one work-item reads its run straight from memory and stages nothing.
+std::uint64_t staged_bytes(const lab::Tuning& t, std::size_t element) {
+  const std::uint64_t group = t.whole("GROUP");
+  return group == 1 ? 0 : (padded(group * t.whole("PER_ITEM")) + group) * element;
+}
+
+// VEC is a vector width OpenCL C has (1 for scalars) and divides PER_ITEM.
+std::string vec_refusal(const std::string& name, const lab::Tuning& t) {
+  const std::uint64_t vec = t.whole("VEC"), per_item = t.whole("PER_ITEM");
+  if (vec != 1 && vec != 2 && vec != 4 && vec != 8 && vec != 16) {
+    return name + " adds VEC elements as one OpenCL C vector, and --vec " + std::to_string(vec) +
+           " is not a vector width: choose 1, 2, 4, 8 or 16";
+  }
+  if (per_item % vec != 0) {
+    return name + " reads each work-item's PER_ITEM elements as vectors of VEC, and --per-item " +
+           std::to_string(per_item) + " is not a multiple of --vec " + std::to_string(vec) +
+           ": choose a PER_ITEM that VEC divides";
+  }
+  return "";
+}
+
 // The chain of pass 2 (scan_sums.cl): a work-item's run of ceil(tiles / L) sums, then work-item
 // 0's walk over the L run totals, then one addition in pass 3.
 std::uint64_t sums_chain(Length n, std::uint64_t tile, std::uint64_t local) {
@@ -47,14 +75,26 @@ Family make_family() {
   local.candidates = {1, 16, 64, 128, 256, 512, 1024};
   local.grows = lab::kGrowsGroup | lab::kGrowsLocal;
   local.power_of_two = true;
+  // The tiled rows' work-group size: --local sets both, but their defaults differ on a CPU, where
+  // a tiled row runs best as one work-item a group and the one-group rows need several.
+  lab::Tunable group = local;
+  group.name = "GROUP";
+  local.meaning = "hillis_steele, blelloch, three_pass: work-group size, a power of two";
+  group.meaning = "registers, decoupled: work-group size, a power of two";
   lab::Tunable per_item;
   per_item.name = "PER_ITEM";
   per_item.option = "--per-item";
   per_item.meaning = "registers, decoupled: elements each work-item scans in registers";
   per_item.max = 65536;
-  per_item.candidates = {2, 4, 8, 16, 32, 256, 4096};
+  per_item.candidates = {2, 4, 8, 16, 32, 256, 4096, 16384, 65536};
   per_item.grows = lab::kGrowsLocal | lab::kGrowsPrivate;
-  f.tunables = {local, per_item};
+  lab::Tunable vec;
+  vec.name = "VEC";
+  vec.option = "--vec";
+  vec.meaning = "registers, decoupled: elements a work-item adds as one vector (1, 2, 4, 8, 16)";
+  vec.max = 16;
+  vec.candidates = {1, 4, 8, 16};
+  f.tunables = {local, group, per_item, vec};
 
   Variant hillis = row("hillis_steele", "one work-group, Hillis-Steele steps over each tile",
                        "scan_hillis_steele.cl", "scan_hillis_steele", "single");
@@ -93,24 +133,23 @@ Family make_family() {
   three.extra.chain_step = [](const lab::Tuning&) { return std::uint64_t{0}; };
 
   Variant registers =
-      row("registers", "three passes over tiles of LOCAL x PER_ITEM, scanned in registers",
+      row("registers", "three passes over tiles of GROUP x PER_ITEM, scanned in registers",
           "scan_tiles.cl", "scan_registers_blocks", "three_pass");
-  registers.tunables = {"LOCAL", "PER_ITEM"};
+  registers.tunables = {"GROUP", "PER_ITEM", "VEC"};
   registers.extra.add_kernel = "scan_registers_add";
   registers.extra.tile = [](const lab::Tuning& t) {
-    return t.whole("LOCAL") * t.whole("PER_ITEM");
+    return t.whole("GROUP") * t.whole("PER_ITEM");
   };
   registers.local_bytes = [](const lab::Tuning& t, std::size_t element) {
-    return (padded(t.whole("LOCAL") * t.whole("PER_ITEM")) + t.whole("LOCAL")) * element;
+    return staged_bytes(t, element);
   };
   registers.private_bytes = [](const lab::Tuning& t, std::size_t element) {
-    return t.whole("PER_ITEM") * element;
+    return t.whole("GROUP") == 1 ? 0 : t.whole("PER_ITEM") * element;
   };
   // A work-item's run, the totals' steps, one addition before it; then pass 2 and pass 3.
   registers.extra.base = [](Length n, const lab::Tuning& t, std::uint64_t sums_local) {
-    const std::uint64_t tile = t.whole("LOCAL") * t.whole("PER_ITEM");
-    return t.whole("PER_ITEM") + lab::log2_ceil(t.whole("LOCAL")) + 1 +
-           sums_chain(n, tile, sums_local);
+    const std::uint64_t tile = t.whole("GROUP") * t.whole("PER_ITEM");
+    return run_chain(t) + lab::log2_ceil(t.whole("GROUP")) + 1 + sums_chain(n, tile, sums_local);
   };
 
   Variant decoupled = registers;
@@ -120,27 +159,33 @@ Family make_family() {
   decoupled.extra.passes = "decoupled";
   decoupled.extra.add_kernel.clear();
   decoupled.local_bytes = [](const lab::Tuning& t, std::size_t element) {
-    return (padded(t.whole("LOCAL") * t.whole("PER_ITEM")) + t.whole("LOCAL") + 1) * element + 4;
+    // The tile, the totals, the prefix found; the ticket, the look-back's window and position.
+    const std::uint64_t window = std::min<std::uint64_t>(t.whole("GROUP"), 32);
+    return staged_bytes(t, element) + element + 4 + 8 * window + 8;
   };
   // The tile's own chain, then one addition per tile looked back over (at worst every tile
   // before), and the one that adds the prefix.
   decoupled.extra.base = [](Length, const lab::Tuning& t, std::uint64_t) {
-    return t.whole("PER_ITEM") + lab::log2_ceil(t.whole("LOCAL")) + 3;
+    return run_chain(t) + lab::log2_ceil(t.whole("GROUP")) + 3;
   };
   decoupled.extra.chain_step = [](const lab::Tuning& t) {
-    return t.whole("LOCAL") * t.whole("PER_ITEM");
+    return t.whole("GROUP") * t.whole("PER_ITEM");
   };
 
   f.variants = {hillis, blelloch, three, registers, decoupled};
   for (Variant& v : f.variants) {
-    v.fits = [name = v.name](const Length&, const lab::Tuning& t) {
-      return lab::power_of_two_refusal(name + " scans its work-group as a tree", "LOCAL", "--local",
-                                       t.whole("LOCAL"));
+    const bool vectors = v.extra.passes != "single" && v.name != "three_pass";
+    const std::string size = v.tunables.front();  // LOCAL or GROUP
+    v.fits = [name = v.name, size, vectors](const Length&, const lab::Tuning& t) {
+      const std::string refusal = lab::power_of_two_refusal(
+          name + " scans its work-group as a tree", size, "--local", t.whole(size));
+      return refusal.empty() && vectors ? vec_refusal(name, t) : refusal;
     };
     if (v.extra.passes == "single") continue;
-    v.plan = [tile = v.extra.tile](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
+    v.plan = [tile = v.extra.tile, size](const Length& n,
+                                         const lab::Tuning& t) -> lab::NDRangePlan {
       const std::uint64_t tiles = std::max<std::uint64_t>(1, lab::ceil_div(n, tile(t)));
-      return {{tiles * t.whole("LOCAL")}, {t.whole("LOCAL")}};
+      return {{tiles * t.whole(size)}, {t.whole(size)}};
     };
   }
   return f;
@@ -155,8 +200,20 @@ const Family& family() {
 
 lab::Tuning default_tuning(const cl::Device& device) {
   const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
-  if (gpu) return lab::Tuning().with({{"LOCAL", 64}, {"PER_ITEM", 64}});
-  return lab::Tuning().with({{"LOCAL", 8}, {"PER_ITEM", 256}});
+  if (gpu) return lab::Tuning().with({{"LOCAL", 64}, {"GROUP", 128}, {"PER_ITEM", 64}, {"VEC", 1}});
+  // The device's own float vector width (16 with AVX-512, 8 with AVX2), kept to one OpenCL C has.
+  std::uint64_t vec = 1;
+  while (vec < 16 && vec * 2 <= device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>()) vec *= 2;
+  return lab::Tuning().with(
+      {{"LOCAL", 8}, {"GROUP", 1}, {"PER_ITEM", 65536}, {"VEC", std::int64_t(vec)}});
+}
+
+lab::Tuning vec_dividing(lab::Tuning defaults, const lab::Tuning& chosen) {
+  if (chosen.given("VEC")) return defaults;
+  std::int64_t vec = defaults["VEC"];
+  while (vec > 1 && chosen["PER_ITEM"] % vec != 0) vec /= 2;
+  defaults.set("VEC", vec);
+  return defaults;
 }
 
 std::uint64_t sums_local(const cl::Device& device) {

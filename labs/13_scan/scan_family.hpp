@@ -32,15 +32,22 @@ struct Shape {
 using Family = lab::Family<Length, Shape>;
 using Variant = lab::Variant<Length, Shape>;
 
-// Tunables: LOCAL (--local, the work-group size, a power of two) and PER_ITEM (--per-item,
-// elements a work-item scans in registers: registers and decoupled). Rows: hillis_steele,
-// blelloch, three_pass, registers, decoupled.
+// Tunables: LOCAL (--local, the one-group rows' work-group size, a power of two), GROUP (--local
+// too, the tiled rows' work-group size), PER_ITEM (--per-item, elements a work-item of a tiled row
+// scans) and VEC (--vec, elements it adds as one vector). Rows: hillis_steele, blelloch,
+// three_pass, registers, decoupled.
 const Family& family();
 
-// A GPU: groups of 64, 64 elements per work-item (tiles of 4096: the fastest decoupled pass on
-// an H100). A CPU (PoCL runs a group's work-items one after another on one core): groups of 8 and
-// 256 elements each, so a tile is a long run for one core.
+// A GPU: groups of 64 for the one-group rows; the tiled rows groups of 128 with 64 elements per
+// work-item (tiles of 8192, the fastest decoupled pass on an H100), one element at a time.
+// A CPU (PoCL runs a group's work-items one after another on one core): groups of 8 for the
+// one-group rows; the tiled rows one work-item a group, with 65536 elements (a 256 KiB tile, read
+// again from the core's cache) as vectors of the device's preferred float width.
 lab::Tuning default_tuning(const cl::Device& device);
+
+// `defaults` with VEC's default halved until it divides the PER_ITEM of `chosen` (the defaults
+// with the command line applied), so that --per-item alone never asks for a width that cannot be.
+lab::Tuning vec_dividing(lab::Tuning defaults, const lab::Tuning& chosen);
 
 // The work-items pass 2 of a three-pass scan uses (one work-group): 256, or fewer on a small
 // device.
