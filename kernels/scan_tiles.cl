@@ -13,9 +13,11 @@
 
 #define TILE (GROUP * PER_ITEM)
 #define VECS (PER_ITEM / VEC)  // vectors per work-item
-// One padding slot every 32 elements, so that the work-items of a warp reading their
-// consecutive elements (stride PER_ITEM) hit different banks of local memory.
-#define PAD(i) ((i) + (i) / 32)
+// One padding slot after every PER_ITEM elements (every 32 when PER_ITEM is smaller), so that the
+// work-items of a warp reading their runs (PER_ITEM + 1 apart, an odd stride, or less than 32
+// apart and moved on by the slots) hit 32 different banks of local memory.
+#define RUN_PAD (PER_ITEM > 32 ? PER_ITEM : 32)
+#define PAD(i) ((i) + (i) / RUN_PAD)
 #define PADDED_TILE PAD(TILE)
 #define PASTE(a, b) a##b
 #define VECTOR(type, width) PASTE(type, width)
@@ -79,12 +81,16 @@ realv scan_lanes(realv x) {
 // each work-item takes its own run from there.
 void load_mine(__local REAL* tile, realv mine[VECS], __global const REAL* in, const ulong n,
                const ulong first, const uint t) {
-  for (uint k = 0; k < PER_ITEM; ++k) {
-    const uint at = k * GROUP + t;
-    tile[PAD(at)] = first + at < n ? in[first + at] : 0;  // past the end: 0 adds nothing
+  if (first + TILE <= n) {
+    for (uint k = 0; k < PER_ITEM; ++k) tile[PAD(k * GROUP + t)] = in[first + k * GROUP + t];
+  } else {
+    for (uint k = 0; k < PER_ITEM; ++k) {
+      const uint at = k * GROUP + t;
+      tile[PAD(at)] = first + at < n ? in[first + at] : 0;  // past the end: 0 adds nothing
+    }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  // 32 is a multiple of VEC, so a vector never straddles a padding slot.
+  // RUN_PAD is a multiple of VEC, so a vector never straddles a padding slot.
   for (uint k = 0; k < VECS; ++k) mine[k] = VLOAD(0, tile + PAD(t * PER_ITEM + k * VEC));
 }
 
@@ -139,9 +145,13 @@ void keep_mine(__local REAL* tile, const realv mine[VECS], const REAL mine_befor
 void write_tile(__global REAL* out, __local const REAL* tile, const REAL before, const ulong n,
                 const ulong first, const uint t) {
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint k = 0; k < PER_ITEM; ++k) {
-    const uint at = k * GROUP + t;
-    if (first + at < n) out[first + at] = before + tile[PAD(at)];
+  if (first + TILE <= n) {
+    for (uint k = 0; k < PER_ITEM; ++k) out[first + k * GROUP + t] = before + tile[PAD(k * GROUP + t)];
+  } else {
+    for (uint k = 0; k < PER_ITEM; ++k) {
+      const uint at = k * GROUP + t;
+      if (first + at < n) out[first + at] = before + tile[PAD(at)];
+    }
   }
 }
 
@@ -253,9 +263,9 @@ void scan_registers_add(const ulong n, __global REAL* out, __global const REAL* 
   }
 }
 
-// The single pass needs 64-bit atomics: a tile's state is one 64-bit word, the flag in the high
-// half and the value's bits in the low half, so that a reader never sees a flag without its
-// value.
+// The single pass needs 64-bit atomics: a tile's state is one 64-bit word, the launch's stamp in
+// the top 30 bits, the flag in the next 2 and the value's bits in the low 32, so that a reader
+// never sees a flag without its value, nor a flag an earlier launch left.
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #define AS(type, bits) PASTE(as_, type)(bits)
 #define AGGREGATE 1UL  // the tile's own total is known
@@ -263,22 +273,36 @@ void scan_registers_add(const ulong n, __global REAL* out, __global const REAL* 
 // How many tiles the look-back reads at once, one word per work-item.
 #define WINDOW (GROUP < 32 ? GROUP : 32)
 
-ulong pack(const ulong flag, const REAL value) { return (flag << 32) | (ulong)as_uint(value); }
+ulong pack(const ulong stamp, const ulong flag, const REAL value) {
+  return (stamp << 34) | (flag << 32) | (ulong)as_uint(value);
+}
+
+// The flag of `word` for the launch stamped `stamp`: 0 (not published yet) for a word that an
+// earlier launch left.
+ulong flag_of(const ulong word, const ulong stamp) {
+  return word >> 34 == stamp ? (word >> 32) & 3UL : 0;
+}
 
 REAL unpack(const ulong word) { return AS(REAL, (uint)word); }
 
-// One pass, decoupled look-back. state[] is zeroed by the host before each launch: state[0] is the
-// ticket that hands out tiles in the order groups start, so a group only ever waits for tiles
-// taken by groups that started before it and need nothing from it; state[1 + g] is tile g's word.
+// One pass, decoupled look-back. The host zeroes state[] once, then numbers its launches 0, 1,
+// 2, ... (`launch`), so that no launch needs it zeroed again (a fill before every launch is one
+// more command and a gap: 7% of a 2^26-element scan on an H100).
+// - state[0] counts the tickets of every launch: launch L's groups take L * tiles to
+//   (L + 1) * tiles - 1, in the order they start. Tiles come from the ticket, not the group id,
+//   so a group only ever waits for tiles taken by groups that started before it and need
+//   nothing from it.
+// - state[1 + g] is tile g's word, stamped with L + 1 (modulo 2^30).
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
 void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
-                    volatile __global ulong* state) {
+                    volatile __global ulong* state, const ulong launch) {
   __local ulong words[WINDOW];
   __local uint taken;
   __local long unseen;  // the look-back has summed every tile from `unseen` to g - 1
   __local REAL before;  // their sum
   const uint t = get_local_id(0);
-  if (t == 0) taken = (uint)atom_inc(&state[0]);
+  const ulong stamp = (launch + 1) & ((1UL << 30) - 1);
+  if (t == 0) taken = (uint)(atom_inc(&state[0]) - launch * get_num_groups(0));
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint g = taken;
   const ulong first = (ulong)g * TILE;
@@ -291,7 +315,7 @@ void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
 #endif
   if (t == 0) {
     // Tile 0 knows its prefix at once; any other publishes its total for later tiles to use now.
-    atom_xchg(&state[1 + g], g == 0 ? pack(PREFIX, total) : pack(AGGREGATE, total));
+    atom_xchg(&state[1 + g], pack(stamp, g == 0 ? PREFIX : AGGREGATE, total));
     unseen = g;
     before = 0;
   }
@@ -304,14 +328,14 @@ void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
     const long end = unseen;
     if (t < WINDOW) {
       const long j = end - 1 - (long)t;
-      words[t] = j >= 0 ? atom_add(&state[1 + j], 0UL) : pack(PREFIX, 0);
+      words[t] = j >= 0 ? atom_add(&state[1 + j], 0UL) : pack(stamp, PREFIX, 0);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (t == 0) {
       REAL sum = before;
       long next = end;
       for (uint k = 0; k < WINDOW; ++k) {
-        const ulong flag = words[k] >> 32;
+        const ulong flag = flag_of(words[k], stamp);
         if (flag == 0) break;  // tile end - 1 - k's group has started but not published: wait
         sum += unpack(words[k]);
         next = flag == PREFIX ? 0 : end - 1 - (long)k;
@@ -322,7 +346,7 @@ void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (t == 0 && g > 0) atom_xchg(&state[1 + g], pack(PREFIX, before + total));
+  if (t == 0 && g > 0) atom_xchg(&state[1 + g], pack(stamp, PREFIX, before + total));
 #if GROUP == 1
   scan_run(out, in, before, n, first);
 #else

@@ -25,14 +25,19 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
   const Program program = build_program(env, options, "vector_copy.cl", {}, out, false);
 
   CopyBaseline best;
+  best.bytes = 8.0 * static_cast<double>(n);
   const std::pair<const char*, std::uint64_t> kernels[] = {{"vector_copy", 1}, {"vector_copy4", 4}};
   for (const auto& [name, per_item] : kernels) {
     cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(make_kernel(
         program,
         {name, {{"", "ulong", "n"}, {"global", "float*", "src"}, {"global", "float*", "dst"}}}));
     const Launch1D shape = plan_1d(copy.getKernel(), env.device, ceil_div(n, per_item), local);
-    const Timing timing = time_launches(
-        options, [&] { return copy(shape.args(env.queue), n, src, dst); }, out);
+    // (copies of the functor, buffers and queue, so that the launch outlives this function)
+    const std::function<cl::Event()> launch = [copy, shape, queue = env.queue, n, src,
+                                               dst]() mutable {
+      return copy(shape.args(queue), n, src, dst);
+    };
+    const Timing timing = time_launches(options, launch, out);
     HostVector<float> copied(n);
     env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, bytes, copied.data());
     const bool passed =
@@ -40,6 +45,7 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
     const double rate = gigabytes_per_second(8.0 * static_cast<double>(n), timing.time.median);
     if (rate > best.rate) {
       best.rate = rate;
+      best.launch = launch;
       best.why_not_measurable = too_short_to_compare(timing.time.median, env.device);
       best.measurable = best.why_not_measurable.empty();
       if (!best.measurable)
@@ -57,9 +63,32 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
 
 void relate_to_copy(Result& row, const CopyBaseline& copy) {
   if (copy.measurable) {
+    Reference reference{"copy kernel", copy.rate, "GB/s", ""};
+    const std::size_t rounds = row.yardstick_seconds.size();
+    if (rounds > 0 && rounds == row.run_seconds.size() && row.time && row.time->median > 0) {
+      // The row's bytes, from its rate; each round's share is its rate over the copy's.
+      const double bytes = row.rate * 1e9 * row.time->median;
+      reference.value = gigabytes_per_second(copy.bytes, summarize(row.yardstick_seconds).median);
+      reference.rounds = static_cast<int>(rounds);
+      std::vector<double> shares;
+      for (std::size_t i = 0; i < rounds; ++i) {
+        if (row.run_seconds[i] > 0 && row.yardstick_seconds[i] > 0) {
+          shares.push_back((bytes / row.run_seconds[i]) / (copy.bytes / row.yardstick_seconds[i]));
+        }
+      }
+      if (!shares.empty()) {
+        const Stats spread = summarize(shares);
+        reference.share_min = spread.min;
+        reference.share_max = spread.max;
+      } else {
+        reference.rounds = 0;
+      }
+    }
     char text[64];
-    std::snprintf(text, sizeof text, "copy kernel %.*f GB/s", copy.rate < 10 ? 2 : 0, copy.rate);
-    set_reference(row, {"copy kernel", copy.rate, "GB/s", text});
+    std::snprintf(text, sizeof text, "copy kernel %.*f GB/s", reference.value < 10 ? 2 : 0,
+                  reference.value);
+    reference.text = text;
+    set_reference(row, reference);
   } else {
     row.add_note(copy.why_not_measurable);
   }

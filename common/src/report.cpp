@@ -212,6 +212,8 @@ void set_timing(Result& result, const Timing& timing) {
   result.time = timing.time;
   result.clock = timing.clock;
   result.warmup = timing.warmup;
+  result.run_seconds = timing.seconds;
+  result.yardstick_seconds = timing.yardstick;
   result.add_note(timing.note);
 }
 
@@ -269,6 +271,11 @@ nlohmann::json Report::json() const {
                           {"value", r.reference->value},
                           {"unit", r.reference->unit},
                           {"share", *r.percent() / 100.0}};
+      if (r.reference->rounds > 0) {
+        row["reference"]["rounds"] = r.reference->rounds;
+        row["reference"]["share_min"] = r.reference->share_min;
+        row["reference"]["share_max"] = r.reference->share_max;
+      }
     }
     if (r.speedup) row["speedup"] = *r.speedup;
     if (r.max_abs_error) row["max_abs_error"] = *r.max_abs_error;
@@ -410,8 +417,13 @@ void Report::print_table(std::ostream& out) const {
   }
   if (references) {
     columns.push_back({"of reference", true, [](const Result& r) {
-                         return r.reference ? fixed(*r.percent(), 1) + "% of " + r.reference->text
-                                            : "-";
+                         if (!r.reference) return std::string("-");
+                         std::string cell = fixed(*r.percent(), 1) + "%";
+                         if (r.reference->rounds > 0) {
+                           cell += " (" + fixed(100 * r.reference->share_min, 0) + "-" +
+                                   fixed(100 * r.reference->share_max, 0) + ")";
+                         }
+                         return cell + " of " + r.reference->text;
                        }});
   }
   if (checks) columns.push_back({"checked", true, [](const Result& r) { return r.checks; }});

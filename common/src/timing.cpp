@@ -38,6 +38,16 @@ Stats summarize(std::vector<double> seconds) {
 
 namespace {
 
+// The yardstick that runs take turns with (InTurnsWith), or none.
+thread_local const std::function<cl::Event()>* yardstick = nullptr;
+
+// One run of the yardstick, waited for: its start_to_end seconds.
+double yardstick_seconds() {
+  cl::Event event = (*yardstick)();
+  event.wait();
+  return std::chrono::duration<double>(event_times(event).start_to_end).count();
+}
+
 // The loop both clocks share: `run(timed, index)` makes one run and returns its seconds.
 Timing repeat(int warmup, int reps, const std::function<double(bool, int)>& run,
               double long_run_seconds = kLongRunSeconds) {
@@ -57,15 +67,16 @@ Timing repeat(int warmup, int reps, const std::function<double(bool, int)>& run,
   };
   for (int i = 0; i < warmup && !long_run; ++i) {
     seen(run(false, i));
+    if (yardstick != nullptr) yardstick_seconds();
     ++timing.warmup;
   }
-  std::vector<double> seconds;
   for (int i = 0; i < reps; ++i) {
-    seconds.push_back(run(true, i));
-    seen(seconds.back());
+    timing.seconds.push_back(run(true, i));
+    seen(timing.seconds.back());
+    if (yardstick != nullptr) timing.yardstick.push_back(yardstick_seconds());
   }
-  timing.time = summarize(seconds);
-  timing.reps = static_cast<int>(seconds.size());
+  timing.time = summarize(timing.seconds);
+  timing.reps = static_cast<int>(timing.seconds.size());
   return timing;
 }
 
@@ -96,6 +107,16 @@ double launch_seconds(const cl::Event& event, bool timed, int index, std::ostrea
 }
 
 }  // namespace
+
+InTurnsWith::InTurnsWith(std::function<cl::Event()> launch) {
+  if (yardstick != nullptr) throw std::logic_error("InTurnsWith: a yardstick is already set");
+  yardstick = new std::function<cl::Event()>(std::move(launch));
+}
+
+InTurnsWith::~InTurnsWith() {
+  delete yardstick;
+  yardstick = nullptr;
+}
 
 Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& launch,
                      std::ostream* trace) {
@@ -135,6 +156,8 @@ std::vector<Timing> time_launches_in_turns(const Options& options,
   std::vector<Timing> timings(launches.size());
   for (std::size_t k = 0; k < launches.size(); ++k) {
     timings[k].time = summarize(seconds[k]);
+    timings[k].seconds = seconds[k];
+    timings[k].yardstick = rounds.yardstick;
     timings[k].warmup = rounds.warmup;
     timings[k].reps = rounds.reps;
     timings[k].clock = "event";

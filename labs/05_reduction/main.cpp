@@ -202,21 +202,26 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   std::optional<Finisher> finisher;
   if (s.finish == "device") finisher = make_finisher(env, opt, real, sizeof(T), cli.out());
 
-  // 5-7. Each variant with its tuning: build, run, verify
-  std::vector<lab::Result> rows = driver.run(
-      "GB/s", n,
-      RunRow<T>{env, terms, x, y, partial, result, defines, finisher ? &*finisher : nullptr});
-  if constexpr (std::is_same_v<T, float>) {
-    if (s.peers) {
-      for (lab::Result& row : reduction::peer_rows(env, terms, x.buffer(), y.buffer(),
-                                                   result.buffer(), opt, cli.out())) {
-        rows.push_back(row);
+  // 5-7. Each variant with its tuning: build, run, verify; every run (the peers' too) followed by
+  //      one of the copy kernel, the rows' yardstick
+  const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
+  std::vector<lab::Result> rows;
+  {
+    const lab::InTurnsWith turns(copy.launch);
+    rows = driver.run(
+        "GB/s", n,
+        RunRow<T>{env, terms, x, y, partial, result, defines, finisher ? &*finisher : nullptr});
+    if constexpr (std::is_same_v<T, float>) {
+      if (s.peers) {
+        for (lab::Result& row : reduction::peer_rows(env, terms, x.buffer(), y.buffer(),
+                                                     result.buffer(), opt, cli.out())) {
+          rows.push_back(row);
+        }
       }
     }
   }
 
   // 8. Report: GB/s of terms read, against the copy kernel; speed-up over single
-  const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
   lab::Report report("reduction", lab::describe_device(env));
   lab::add_against_copy(report, rows, copy, "single");
   auto& details = report.details();

@@ -87,10 +87,15 @@ int main(int argc, char** argv) {
           copy = lab::measure_copy(env, opt, s.n, s.local, cli.out());
           report.details()["copy"] = copy.details;
         }
-        if (parts.runs("constant")) add(spaces::constant_table(context, copy));
+        // The parts held against the copy take turns with it, one copy after each run.
+        const auto in_turns = [&](const auto& part) {
+          const lab::InTurnsWith turns(copy.launch);
+          add(part(context, copy));
+        };
+        if (parts.runs("constant")) in_turns(spaces::constant_table);
         if (parts.runs("tiles")) add(spaces::tiles(context));
         if (parts.runs("rows")) add(spaces::rows(context));
-        if (parts.runs("private")) add(spaces::private_arrays(context, copy));
+        if (parts.runs("private")) in_turns(spaces::private_arrays);
 
         // 8. Report
         report.details()["n"] = s.n;

@@ -67,7 +67,10 @@ lab::KernelSignature signature(const std::string& name, const std::string& real,
   lab::KernelSignature s{
       name, {{"", "ulong", "n"}, {"global", real + "*", "in"}, {"global", real + "*", "out"}}};
   if (passes == "three_pass") s.args.push_back({"global", real + "*", "sums"});
-  if (passes == "decoupled") s.args.push_back({"global", "ulong*", "state"});
+  if (passes == "decoupled") {
+    s.args.push_back({"global", "ulong*", "state"});
+    s.args.push_back({"", "ulong", "launch"});
+  }
   return s;
 }
 
@@ -112,17 +115,20 @@ struct RunRow {
       pass2.setArg(1, sums);
       pass2.setArg(2, cl::Local(sums_local * sizeof(T)));
     }
-    if (v.extra.passes == "decoupled") kernel.setArg(3, state);
+    // decoupled: the state zeroed once; each launch then numbered, its tickets counted on from
+    // the last launch's and its words stamped with its number
+    cl_ulong launches = 0;
+    if (v.extra.passes == "decoupled") {
+      kernel.setArg(3, state);
+      env.queue.enqueueFillBuffer(state, cl_ulong(0), 0, (tiles + 1) * sizeof(cl_ulong));
+      env.queue.finish();
+    }
     const cl::NDRange global = lab::to_ndrange(prepared.range.global);
     const cl::NDRange local = lab::to_ndrange(prepared.range.local);
     out.reset(env.queue);
     const auto launch = [&] {
       std::vector<cl::Event> events(1);
-      if (v.extra.passes == "decoupled") {
-        env.queue.enqueueFillBuffer(state, cl_ulong(0), 0, (tiles + 1) * sizeof(cl_ulong), nullptr,
-                                    &events[0]);
-        events.emplace_back();
-      }
+      if (v.extra.passes == "decoupled") kernel.setArg(4, launches++);
       env.queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &events.back());
       if (v.extra.passes == "three_pass") {
         events.resize(3);
@@ -155,9 +161,6 @@ struct RunRow {
     row.elements_per_s = double(n) / timing.time.median / 1e9;
     row.tunables = t.row(v.tunables);
     if (v.extra.passes == "three_pass") row.add_note("3 kernels, first start to last end");
-    if (v.extra.passes == "decoupled") {
-      row.add_note("the state's fill and the kernel, first start to last end");
-    }
     return row;
   }
 };
@@ -203,14 +206,19 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
                                        {"global", real + "*", "sums"},
                                        {"local", real + "*", "chunk_before"}}});
 
-  // 5-7. Each variant with its tuning: build, run, verify
-  std::vector<lab::Result> rows = driver.run(
-      "GB/s", n,
-      RunRow<T>{env, in_host, reference, in, out, sums, state, defines, scan_sums, sums_local});
+  // 5-7. Each variant with its tuning: build, run, verify; every run followed by one of the copy
+  //      kernel, the rows' yardstick
+  const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
+  std::vector<lab::Result> rows;
+  {
+    const lab::InTurnsWith turns(copy.launch);
+    rows = driver.run(
+        "GB/s", n,
+        RunRow<T>{env, in_host, reference, in, out, sums, state, defines, scan_sums, sums_local});
+  }
 
   // 8. Report: GB/s (8 bytes an element, read once and written once) against the copy kernel;
   //    speed-up over hillis_steele
-  const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
   lab::Report report("scan", lab::describe_device(env));
   lab::add_against_copy(report, rows, copy, "hillis_steele");
   auto& details = report.details();

@@ -4,8 +4,10 @@
 namespace scan {
 namespace {
 
-// Elements of the padded tile of scan_tiles.cl (one slot in 33 is padding).
-std::uint64_t padded(std::uint64_t tile) { return tile + tile / 32; }
+// Elements of the padded tile of scan_tiles.cl (a slot after every max(PER_ITEM, 32)): RUN_PAD.
+std::uint64_t padded(std::uint64_t tile, std::uint64_t per_item) {
+  return tile + tile / std::max<std::uint64_t>(per_item, 32);
+}
 
 Variant row(const std::string& name, const std::string& summary, const std::string& file,
             const std::string& kernel, const std::string& passes) {
@@ -35,7 +37,8 @@ std::uint64_t run_chain(const lab::Tuning& t) {
 // one work-item reads its run straight from memory and stages nothing.
 std::uint64_t staged_bytes(const lab::Tuning& t, std::size_t element) {
   const std::uint64_t group = t.whole("GROUP");
-  return group == 1 ? 0 : (padded(group * t.whole("PER_ITEM")) + group) * element;
+  return group == 1 ? 0
+                    : (padded(group * t.whole("PER_ITEM"), t.whole("PER_ITEM")) + group) * element;
 }
 
 // VEC is a vector width OpenCL C has (1 for scalars) and divides PER_ITEM.
@@ -200,7 +203,7 @@ const Family& family() {
 
 lab::Tuning default_tuning(const cl::Device& device) {
   const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
-  if (gpu) return lab::Tuning().with({{"LOCAL", 64}, {"GROUP", 128}, {"PER_ITEM", 64}, {"VEC", 1}});
+  if (gpu) return lab::Tuning().with({{"LOCAL", 64}, {"GROUP", 256}, {"PER_ITEM", 32}, {"VEC", 1}});
   // The device's own float vector width (16 with AVX-512, 8 with AVX2), kept to one OpenCL C has.
   std::uint64_t vec = 1;
   while (vec < 16 && vec * 2 <= device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>()) vec *= 2;

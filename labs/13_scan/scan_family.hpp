@@ -38,7 +38,7 @@ using Variant = lab::Variant<Length, Shape>;
 // three_pass, registers, decoupled.
 const Family& family();
 
-// A GPU: groups of 64 for the one-group rows; the tiled rows groups of 128 with 64 elements per
+// A GPU: groups of 64 for the one-group rows; the tiled rows groups of 256 with 32 elements per
 // work-item (tiles of 8192, the fastest decoupled pass on an H100), one element at a time.
 // A CPU (PoCL runs a group's work-items one after another on one core): groups of 8 for the
 // one-group rows; the tiled rows one work-item a group, with 65536 elements (a 256 KiB tile, read

@@ -123,13 +123,17 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
                                    keys_host.data());
   lab::GuardedBuffer<cl_uint> hist(env, lab::BufferMode::write, CL_MEM_READ_WRITE, s.bins, s.bins);
 
-  // 5-7. Each variant with its tuning: build, run, verify
-  std::vector<lab::Result> rows =
-      driver.run("GB/s", problem, RunRow{env, problem, keys, hist, want});
+  // 5-7. Each variant with its tuning: build, run, verify; every run followed by one of the copy
+  //      kernel, the rows' yardstick
+  const lab::CopyBaseline copy = lab::measure_copy(env, opt, s.n, 0, cli.out());
+  std::vector<lab::Result> rows;
+  {
+    const lab::InTurnsWith turns(copy.launch);
+    rows = driver.run("GB/s", problem, RunRow{env, problem, keys, hist, want});
+  }
 
   // 8. Report: GB/s of keys read (4 bytes each) against the copy kernel; speed-up over
   //    global_atomics
-  const lab::CopyBaseline copy = lab::measure_copy(env, opt, s.n, 0, cli.out());
   lab::Report report("histogram", lab::describe_device(env));
   lab::add_against_copy(report, rows, copy, "global_atomics");
   auto& details = report.details();

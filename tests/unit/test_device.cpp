@@ -1,4 +1,5 @@
 // test_device.cpp: device choice and launch checks on the test platform (PoCL under CTest).
+#include "lab/bandwidth.hpp"
 #include "lab/device.hpp"
 #include "lab/error.hpp"
 #include "lab/ndrange.hpp"
@@ -268,6 +269,65 @@ TEST(Timing, LaunchesTakeTurnsRoundByRound) {
     EXPECT_TRUE(timing.note.empty());
   }
   EXPECT_THROW(lab::time_launches_in_turns(options, launches, {"a"}, out), std::logic_error);
+}
+
+// A yardstick set with InTurnsWith runs once after every run, warm-ups included; each Timing keeps
+// the yardstick's timed runs of its own rounds, and a copy row compared in turns takes the copy's
+// rate from those runs and the spread of the per-round shares.
+TEST(Timing, YardstickRunsAfterEveryRun) {
+  lab::Options options = suite_options();
+  options.warmup = 2;
+  options.reps = 4;
+  std::ostringstream out;
+  lab::Env env = lab::open_device(options, out);
+  cl::Buffer buffer(env.context, CL_MEM_READ_WRITE, 4096);
+  std::vector<char> order;
+  const auto fill = [&](char name) {
+    return [&, name] {
+      order.push_back(name);
+      cl::Event event;
+      env.queue.enqueueFillBuffer(buffer, cl_int(name), 0, 4096, nullptr, &event);
+      return event;
+    };
+  };
+  lab::Timing timing;
+  {
+    const lab::InTurnsWith turns(fill('y'));
+    EXPECT_THROW(lab::InTurnsWith(fill('z')), std::logic_error);
+    timing = lab::time_launches(options, fill('a'), out);
+  }
+  EXPECT_EQ(std::string(order.begin(), order.end()), "ayayayayayay");
+  EXPECT_EQ(timing.seconds.size(), 4u);
+  EXPECT_EQ(timing.yardstick.size(), 4u);
+  order.clear();
+  const lab::Timing alone = lab::time_launches(options, fill('a'), out);
+  EXPECT_EQ(std::string(order.begin(), order.end()), "aaaaaa");
+  EXPECT_TRUE(alone.yardstick.empty());
+
+  // Round 1 half as fast as the copy, round 2 as fast: 8 bytes an element both.
+  lab::Result row;
+  lab::Timing rounds;
+  rounds.seconds = {2.0, 1.0};
+  rounds.yardstick = {1.0, 1.0};
+  rounds.time = lab::summarize(rounds.seconds);
+  lab::set_timing(row, rounds);
+  row.rate = lab::gigabytes_per_second(8e9, rounds.time.median);
+  lab::CopyBaseline copy;
+  copy.rate = 100;  // measured apart, and ignored for a row timed in turns
+  copy.bytes = 8e9;
+  lab::relate_to_copy(row, copy);
+  ASSERT_TRUE(row.reference.has_value());
+  EXPECT_DOUBLE_EQ(row.reference->value, 8.0);
+  EXPECT_EQ(row.reference->rounds, 2);
+  EXPECT_DOUBLE_EQ(row.reference->share_min, 0.5);
+  EXPECT_DOUBLE_EQ(row.reference->share_max, 1.0);
+  lab::Report report("lab", "dev");
+  report.add(row);
+  EXPECT_EQ(report.json()["results"][0]["reference"]["rounds"], 2);
+  std::ostringstream table;
+  report.print(lab::OutputFormat::human, table);
+  EXPECT_NE(table.str().find("66.7% (50-100) of copy kernel 8.00 GB/s"), std::string::npos)
+      << table.str();
 }
 
 // tests/expect.cmake formats @LOCAL_MEM@ the same way; its self-test checks this same table.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -23,18 +24,26 @@ struct CopyBaseline {
   bool measurable = true;
   std::string why_not_measurable;
   nlohmann::json details = nlohmann::json::object();  // each kernel's rate and times
+  double bytes = 0;  // moved by one run: 8 per element
+  // One run of the faster kernel over the same buffers, for InTurnsWith: the rows then take turns
+  // with the copy, and relate_to_copy compares each row with the copy's runs in its own rounds.
+  std::function<cl::Event()> launch;
 };
 
 // Times the float and float4 copy kernels of kernels/vector_copy.cl over n floats in plain device
 // buffers (warm-up and repetitions from `options`, work-group size `local`, 0 for the runtime's
 // choice) and returns the faster. Devices differ in which shape copies fastest, so the better of
-// the two is the fair yardstick.
+// the two is the fair yardstick. Measure it before the rows and run them inside
+// `InTurnsWith turns(copy.launch)`, so that each row is held against the copy's runs between its
+// own.
 CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std::uint64_t local,
                           std::ostream& out);
 
 // Puts `row` against the copy: its percent of the copy's rate and a "copy kernel N GB/s"
-// reference, or a note saying why the copy is too short to compare with. A copy that failed its
-// check fails the row too.
+// reference, or a note saying why the copy is too short to compare with. A row timed in turns
+// with the copy is held against the copy's runs from its own rounds (their median, and the
+// lowest and highest share of one round); any other against `copy` as measured. A copy that
+// failed its check fails the row too.
 void relate_to_copy(Result& row, const CopyBaseline& copy);
 
 // A row in GB/s: `bytes` moved per run over the median time, with the runs and the check. A row

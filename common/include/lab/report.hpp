@@ -38,6 +38,12 @@ struct Reference {
   double value = 0;
   std::string unit;  // the rate's unit
   std::string text;
+  // Measured in turns with the row (InTurnsWith): how many rounds, and the lowest and highest
+  // share of one round (its rate over the yardstick's in the same round). 0 rounds: measured
+  // apart, once.
+  int rounds = 0;
+  double share_min = 0;
+  double share_max = 0;
 };
 
 // The size a row ran at, as numbers for scripts ({"n": 65536}, {"m", "n", "k"}, {"height",
@@ -80,6 +86,10 @@ struct Result {
   std::optional<Stats> time;  // kernel time in seconds; absent when nothing was timed
   std::string clock;          // "event" or "host": how `time` was measured
   int warmup = 0;             // untimed runs before the timed ones (time->count)
+  // The timed runs in order, and the yardstick's runs in the same rounds (Timing), for a
+  // reference measured in turns; not reported.
+  std::vector<double> run_seconds;
+  std::vector<double> yardstick_seconds;
   double rate = 0;            // GB/s or GFLOP/s from the median time
   // G elements/s from the median time, where it means something (JSON and CSV: elements/s).
   std::optional<double> elements_per_s;

@@ -44,6 +44,22 @@ struct Timing {
   int reps = 0;                     // timed runs made (time.count)
   std::string clock;                // "event" or "host"
   std::string note;                 // why fewer runs were made than asked, or ""
+  std::vector<double> seconds;      // the timed runs, in order
+  // The yardstick's runs, one after each timed run (InTurnsWith), or empty.
+  std::vector<double> yardstick;
+};
+
+// A yardstick that measurements take turns with. While one lives, every run that time_launches,
+// time_launches_in_turns, time_launch_span and time_on_host make (warm-ups too) is followed by
+// one run of `launch`, and each Timing keeps the yardstick's seconds from its own rounds. On a
+// machine whose speed drifts (a shared VM, a GPU changing clocks), a ratio to the yardstick then
+// compares runs made a moment apart, not minutes apart. One at a time per thread.
+class InTurnsWith {
+ public:
+  explicit InTurnsWith(std::function<cl::Event()> launch);
+  ~InTurnsWith();
+  InTurnsWith(const InTurnsWith&) = delete;
+  InTurnsWith& operator=(const InTurnsWith&) = delete;
 };
 
 // The long-run rule every measurement follows: once a run (warm-up or timed) takes more than
