@@ -163,8 +163,9 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   std::vector<lab::Result> rows;
   {
     const lab::InTurnsWith turns(copy.launch);
-    rows = driver.run("GB/s", s.n,
-                      RunRow{env, s, a_buf, b_buf, c_buf, reference, driver.rows().front(), details});
+    rows =
+        driver.run("GB/s", s.n,
+                   RunRow{env, s, a_buf, b_buf, c_buf, reference, driver.rows().front(), details});
   }
 
   // 8. Report against the copy: vector_add moves 12 bytes per element (read a and b, write c),

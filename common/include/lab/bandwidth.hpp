@@ -24,7 +24,7 @@ struct CopyBaseline {
   bool measurable = true;
   std::string why_not_measurable;
   nlohmann::json details = nlohmann::json::object();  // each kernel's rate and times
-  double bytes = 0;  // moved by one run: 8 per element
+  double bytes = 0;                                   // moved by one run: 8 per element
   // One run of the faster kernel over the same buffers, for InTurnsWith: the rows then take turns
   // with the copy, and relate_to_copy compares each row with the copy's runs in its own rounds.
   std::function<cl::Event()> launch;

@@ -90,7 +90,7 @@ struct Result {
   // reference measured in turns; not reported.
   std::vector<double> run_seconds;
   std::vector<double> yardstick_seconds;
-  double rate = 0;            // GB/s or GFLOP/s from the median time
+  double rate = 0;  // GB/s or GFLOP/s from the median time
   // G elements/s from the median time, where it means something (JSON and CSV: elements/s).
   std::optional<double> elements_per_s;
   // Host-clock time from the first command to the result on the host (read-back included), where
