@@ -419,7 +419,8 @@ void Report::print_table(std::ostream& out) const {
     columns.push_back({"of reference", true, [](const Result& r) {
                          if (!r.reference) return std::string("-");
                          std::string cell = fixed(*r.percent(), 1) + "%";
-                         if (r.reference->rounds > 0) {
+                         // (the range of a share below 1% would print as "(0-0)")
+                         if (r.reference->rounds > 0 && *r.percent() >= 1) {
                            cell += " (" + fixed(100 * r.reference->share_min, 0) + "-" +
                                    fixed(100 * r.reference->share_max, 0) + ")";
                          }
