@@ -45,6 +45,7 @@ struct Timing {
   std::string clock;                // "event" or "host"
   std::string note;                 // why fewer runs were made than asked, or ""
   std::vector<double> seconds;      // the timed runs, in order
+  double first_warmup = 0;          // seconds of the first warm-up (0: none), setup included
   // The yardstick's runs, one after each timed run (InTurnsWith), or empty.
   std::vector<double> yardstick;
 };
@@ -62,9 +63,11 @@ class InTurnsWith {
   InTurnsWith& operator=(const InTurnsWith&) = delete;
 };
 
-// The long-run rule every measurement follows: once a run (warm-up or timed) takes more than
-// kLongRunSeconds, no more warm-ups are made and at most kLongRunReps runs are timed, which the
-// Timing's note says.
+// The long-run rule every measurement follows: once a run (a timed one, or a warm-up after the
+// first) takes more than kLongRunSeconds, no more warm-ups are made and at most kLongRunReps runs
+// are timed, which the Timing's note says. The first warm-up is left out: it may include setup
+// that later runs skip (a library compiling its kernels on its first call), and is kept apart in
+// Timing::first_warmup.
 constexpr double kLongRunSeconds = 1.0;
 constexpr int kLongRunReps = 3;
 
