@@ -212,6 +212,7 @@ void set_timing(Result& result, const Timing& timing) {
   result.time = timing.time;
   result.clock = timing.clock;
   result.warmup = timing.warmup;
+  result.first_warmup = timing.first_warmup;
   result.run_seconds = timing.seconds;
   result.yardstick_seconds = timing.yardstick;
   result.add_note(timing.note);
@@ -261,6 +262,7 @@ nlohmann::json Report::json() const {
     if (r.time) {
       row["time_s"] = stats_json(*r.time);
       row["time_s"]["warmups"] = r.warmup;
+      if (r.warmup > 0) row["time_s"]["first_warmup"] = r.first_warmup;
       row["time_s"]["clock"] = r.clock.empty() ? "event" : r.clock;
     }
     if (r.end_to_end) row["end_to_end_s"] = stats_json(*r.end_to_end);

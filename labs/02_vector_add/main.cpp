@@ -164,13 +164,11 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   const lab::CopyBaseline copy = lab::measure_copy(
       env, opt, s.n, local <= env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>() ? local : 0,
       cli.out());
-  std::vector<lab::Result> rows;
-  {
-    const lab::InTurnsWith turns(copy.launch);
-    rows =
-        driver.run("GB/s", s.n,
-                   RunRow{env, s, a_buf, b_buf, c_buf, reference, driver.rows().front(), details});
-  }
+  std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
+    return driver.run(
+        "GB/s", s.n,
+        RunRow{env, s, a_buf, b_buf, c_buf, reference, driver.rows().front(), details});
+  });
 
   // 8. Report against the copy: vector_add moves 12 bytes per element (read a and b, write c),
   //    the copy 8

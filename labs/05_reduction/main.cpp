@@ -205,21 +205,20 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   // 5-7. Each variant with its tuning: build, run, verify; every run (the peers' too) followed by
   //      one of the copy kernel, the rows' yardstick
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
-  std::vector<lab::Result> rows;
-  {
-    const lab::InTurnsWith turns(copy.launch);
-    rows = driver.run(
+  std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
+    std::vector<lab::Result> made = driver.run(
         "GB/s", n,
         RunRow<T>{env, terms, x, y, partial, result, defines, finisher ? &*finisher : nullptr});
     if constexpr (std::is_same_v<T, float>) {
       if (s.peers) {
         for (lab::Result& row : reduction::peer_rows(env, terms, x.buffer(), y.buffer(),
                                                      result.buffer(), opt, cli.out())) {
-          rows.push_back(row);
+          made.push_back(row);
         }
       }
     }
-  }
+    return made;
+  });
 
   // 8. Report: GB/s of terms read, against the copy kernel; speed-up over single
   lab::Report report("reduction", lab::describe_device(env));

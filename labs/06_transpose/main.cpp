@@ -139,18 +139,18 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
   // 5-7. Each variant with its tuning: build, run, verify; every run (CLBlast's too) followed by
   //      one of the copy kernel over the same number of elements, the rows' yardstick
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, elements, 0, cli.out());
-  std::vector<lab::Result> rows;
-  {
-    const lab::InTurnsWith turns(copy.launch);
-    rows = driver.run("GB/s", dims, RunRow<T>{env, dims, a_buf, b_buf, A, At});
+  std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
+    std::vector<lab::Result> made =
+        driver.run("GB/s", dims, RunRow<T>{env, dims, a_buf, b_buf, A, At});
     if constexpr (std::is_same_v<T, float>) {
       if (s.peers) {
         if (auto row = clblast_row(env, opt, dims, a_buf, b_buf, At, cli.out())) {
-          rows.push_back(*row);
+          made.push_back(*row);
         }
       }
     }
-  }
+    return made;
+  });
 
   // 8. Report: GB/s (read A + write B) against the copy kernel, and the speed-up over naive
   lab::Report report("transpose", lab::describe_device(env));

@@ -177,13 +177,11 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
   //      kernel over the same number of elements, the rows' yardstick
   nlohmann::json transposes;
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, elements, 0, cli.out());
-  std::vector<lab::Result> rows;
-  {
-    const lab::InTurnsWith turns(copy.launch);
-    rows = driver.run(
+  std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
+    return driver.run(
         "GB/s", dims,
         RunRow<T>{env, dims, s.transpose, a_buf, b_buf, want, allowed, reach, transposes});
-  }
+  });
 
   // 8. Report: effective GB/s (the program reads A and writes B once) against the copy kernel,
   //    and the speed-up over naive

@@ -88,14 +88,14 @@ int main(int argc, char** argv) {
           report.details()["copy"] = copy.details;
         }
         // The parts held against the copy take turns with it, one copy after each run.
-        const auto in_turns = [&](const auto& part) {
-          const lab::InTurnsWith turns(copy.launch);
-          add(part(context, copy));
-        };
-        if (parts.runs("constant")) in_turns(spaces::constant_table);
+        if (parts.runs("constant")) {
+          add(lab::in_turns_with(copy, [&] { return spaces::constant_table(context, copy); }));
+        }
         if (parts.runs("tiles")) add(spaces::tiles(context));
         if (parts.runs("rows")) add(spaces::rows(context));
-        if (parts.runs("private")) in_turns(spaces::private_arrays);
+        if (parts.runs("private")) {
+          add(lab::in_turns_with(copy, [&] { return spaces::private_arrays(context, copy); }));
+        }
 
         // 8. Report
         report.details()["n"] = s.n;

@@ -209,13 +209,11 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   // 5-7. Each variant with its tuning: build, run, verify; every run followed by one of the copy
   //      kernel, the rows' yardstick
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
-  std::vector<lab::Result> rows;
-  {
-    const lab::InTurnsWith turns(copy.launch);
-    rows = driver.run(
+  std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
+    return driver.run(
         "GB/s", n,
         RunRow<T>{env, in_host, reference, in, out, sums, state, defines, scan_sums, sums_local});
-  }
+  });
 
   // 8. Report: GB/s (8 bytes an element, read once and written once) against the copy kernel;
   //    speed-up over hillis_steele

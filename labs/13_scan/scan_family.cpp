@@ -204,11 +204,11 @@ const Family& family() {
 lab::Tuning default_tuning(const cl::Device& device) {
   const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
   if (gpu) return lab::Tuning().with({{"LOCAL", 64}, {"GROUP", 256}, {"PER_ITEM", 32}, {"VEC", 1}});
-  // The device's own float vector width (16 with AVX-512, 8 with AVX2), kept to one OpenCL C has.
-  std::uint64_t vec = 1;
-  while (vec < 16 && vec * 2 <= device.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>()) vec *= 2;
-  return lab::Tuning().with(
-      {{"LOCAL", 8}, {"GROUP", 1}, {"PER_ITEM", 65536}, {"VEC", std::int64_t(vec)}});
+  // VEC: the SIMD unit's float lanes (16 with AVX-512, 8 with AVX2), as reduction's VW.
+  return lab::Tuning().with({{"LOCAL", 8},
+                             {"GROUP", 1},
+                             {"PER_ITEM", 65536},
+                             {"VEC", lab::cpu_simd_unit(device).float_lanes}});
 }
 
 lab::Tuning vec_dividing(lab::Tuning defaults, const lab::Tuning& chosen) {

@@ -42,7 +42,7 @@ const Family& family();
 // work-item (tiles of 8192, the fastest decoupled pass on an H100), one element at a time.
 // A CPU (PoCL runs a group's work-items one after another on one core): groups of 8 for the
 // one-group rows; the tiled rows one work-item a group, with 65536 elements (a 256 KiB tile, read
-// again from the core's cache) as vectors of the device's preferred float width.
+// again from the core's cache) as vectors as wide as the SIMD unit (lab::cpu_simd_unit).
 lab::Tuning default_tuning(const cl::Device& device);
 
 // `defaults` with VEC's default halved until it divides the PER_ITEM of `chosen` (the defaults

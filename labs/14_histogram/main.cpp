@@ -126,11 +126,9 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   // 5-7. Each variant with its tuning: build, run, verify; every run followed by one of the copy
   //      kernel, the rows' yardstick
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, s.n, 0, cli.out());
-  std::vector<lab::Result> rows;
-  {
-    const lab::InTurnsWith turns(copy.launch);
-    rows = driver.run("GB/s", problem, RunRow{env, problem, keys, hist, want});
-  }
+  std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
+    return driver.run("GB/s", problem, RunRow{env, problem, keys, hist, want});
+  });
 
   // 8. Report: GB/s of keys read (4 bytes each) against the copy kernel; speed-up over
   //    global_atomics

@@ -33,11 +33,18 @@ struct CopyBaseline {
 // Times the float and float4 copy kernels of kernels/vector_copy.cl over n floats in plain device
 // buffers (warm-up and repetitions from `options`, work-group size `local`, 0 for the runtime's
 // choice) and returns the faster. Devices differ in which shape copies fastest, so the better of
-// the two is the fair yardstick. Measure it before the rows and run them inside
-// `InTurnsWith turns(copy.launch)`, so that each row is held against the copy's runs between its
-// own.
+// the two is the fair yardstick. Measure it before the rows and run them with in_turns_with, so
+// that each row is held against the copy's runs between its own.
 CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std::uint64_t local,
                           std::ostream& out);
+
+// The rows `rows()` returns (the lab's variants, and its peers where it has them), measured in
+// turns with `copy` (InTurnsWith): one copy run after every run they make.
+template <typename Rows>
+std::vector<Result> in_turns_with(const CopyBaseline& copy, Rows&& rows) {
+  const InTurnsWith turns(copy.launch);
+  return rows();
+}
 
 // Puts `row` against the copy: its percent of the copy's rate and a "copy kernel N GB/s"
 // reference, or a note saying why the copy is too short to compare with. A row timed in turns

@@ -86,6 +86,7 @@ struct Result {
   std::optional<Stats> time;  // kernel time in seconds; absent when nothing was timed
   std::string clock;          // "event" or "host": how `time` was measured
   int warmup = 0;             // untimed runs before the timed ones (time->count)
+  double first_warmup = 0;    // seconds of the first of them, setup included (Timing)
   // The timed runs in order, and the yardstick's runs in the same rounds (Timing), for a
   // reference measured in turns; not reported.
   std::vector<double> run_seconds;
