@@ -1,9 +1,14 @@
 // histogram_local.cl: privatization. Each work-group counts its keys in a histogram of its own in
 // local memory (fast atomics, shared by the group's work-items only), then adds its counts to the
 // global histogram: one global atomic per bin per group instead of one per element.
-// The host zeroes hist and builds with -D BINS=<number of bins>; a work-group of any size walks
-// the keys a grid apart, four at a time.
-__kernel void histogram_local(const ulong n, __global const uint* keys, __global uint* hist) {
+// The host builds with -D BINS=<number of bins>; a work-group of any size walks the keys a grid
+// apart, four at a time.
+// hist and next_hist: this launch's histogram and the next one's, as in histogram_global.cl.
+__kernel void histogram_local(const ulong n, __global const uint* keys, __global uint* hist,
+                              __global uint* next_hist) {
+  if (get_group_id(0) == 0) {  // zeroes the histogram the next launch counts into
+    for (uint b = get_local_id(0); b < BINS; b += get_local_size(0)) next_hist[b] = 0;
+  }
   __local uint counts[BINS];
   const uint t = get_local_id(0);
   const uint size = get_local_size(0);

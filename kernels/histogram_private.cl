@@ -2,8 +2,13 @@
 // keys in a private array (no atomics at all: nobody else touches it), the group adds the
 // work-items' arrays in local memory, and the group's totals go to global memory.
 // The host builds with -D BINS=<number of bins, at most 64: a private array lives in registers,
-// or spills to slow memory> and zeroes hist.
-__kernel void histogram_private(const ulong n, __global const uint* keys, __global uint* hist) {
+// or spills to slow memory>.
+// hist and next_hist: this launch's histogram and the next one's, as in histogram_global.cl.
+__kernel void histogram_private(const ulong n, __global const uint* keys, __global uint* hist,
+                                __global uint* next_hist) {
+  if (get_group_id(0) == 0) {  // zeroes the histogram the next launch counts into
+    for (uint b = get_local_id(0); b < BINS; b += get_local_size(0)) next_hist[b] = 0;
+  }
   __local uint counts[BINS];
   uint mine[BINS];
   const uint t = get_local_id(0);

@@ -3,9 +3,13 @@
 // so work-items hitting the same bin at once mostly hit different counters. The copies of a bin
 // sit side by side (counts[bin * COPIES + copy]), so they fall in different banks; the group adds
 // them up before one global atomic per bin. No sort, any number of bins that fits local memory.
-// The host builds with -D BINS=<bins> -D COPIES=<copies> and zeroes hist.
+// The host builds with -D BINS=<bins> -D COPIES=<copies>.
+// hist and next_hist: this launch's histogram and the next one's, as in histogram_global.cl.
 __kernel void histogram_replicated(const ulong n, __global const uint* keys,
-                                   __global uint* hist) {
+                                   __global uint* hist, __global uint* next_hist) {
+  if (get_group_id(0) == 0) {  // zeroes the histogram the next launch counts into
+    for (uint b = get_local_id(0); b < BINS; b += get_local_size(0)) next_hist[b] = 0;
+  }
   __local uint counts[BINS * COPIES];
   const uint t = get_local_id(0);
   const uint size = get_local_size(0);

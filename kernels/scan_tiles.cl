@@ -24,57 +24,99 @@
 
 // realv: VEC elements in one value, with what the scan needs of it: SHIFT(x, first) moves x up
 // one lane with `first` entering lane 0, UP2/UP4/UP8(x) move it up 2, 4 or 8 lanes with zeros
-// entering (each a vector literal of swizzles of the sizes OpenCL C allows: 1, 2, 3, 4, 8), and
-// LAST(x) is its top lane.
+// entering, LAST(x) is its top lane and EVERY_LANE_LAST(x) that lane in every lane; FIRST_LANE
+// is a select() mask of lane 0. OpenCL C writes these moves as vector literals of swizzles (of
+// the sizes it allows: 1, 2, 3, 4, 8), which a CPU compiler may turn into several shuffles each;
+// where the compiler has Clang's __builtin_shufflevector (PoCL's does), UP2/UP4/UP8 and
+// EVERY_LANE_LAST use it and become one shuffle each. (SHIFT keeps its literal: as a builtin,
+// LLVM makes it vexpandps, which AMD's AVX-512 CPUs run slowly.)
 #if VEC == 1
 typedef REAL realv;
 #define VLOAD(k, p) ((p)[k])
 #define VSTORE(x, k, p) ((p)[k] = (x))
 #define SHIFT(x, first) (first)
 #define LAST(x) (x)
+#define EVERY_LANE_LAST(x) (x)
 #else
 typedef VECTOR(REAL, VEC) realv;
 #define VLOAD(k, p) VECTOR(vload, VEC)(k, p)
 #define VSTORE(x, k, p) VECTOR(vstore, VEC)(x, k, p)
 #define ZEROS(width) ((VECTOR(REAL, width))0)
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define ONE_SHUFFLE 1
+#endif
+#endif
 #if VEC == 2
 #define SHIFT(x, first) ((realv)(first, (x).s0))
+#define ZERO_INTS 0
 #define LAST(x) ((x).s1)
 #elif VEC == 4
 #define SHIFT(x, first) ((realv)(first, (x).s012))
-#define UP2(x) ((realv)(ZEROS(2), (x).s01))
+#define ZERO_INTS (int3)0
 #define LAST(x) ((x).s3)
 #elif VEC == 8
 #define SHIFT(x, first) ((realv)(first, (x).s012, (x).s3456))
-#define UP2(x) ((realv)(ZEROS(2), (x).s01, (x).s2345))
-#define UP4(x) ((realv)(ZEROS(4), (x).s0123))
+#define ZERO_INTS (int3)0, (int4)0
 #define LAST(x) ((x).s7)
 #elif VEC == 16
 #define SHIFT(x, first) ((realv)(first, (x).s012, (x).s3456, (x).s789abcde))
+#define ZERO_INTS (int3)0, (int4)0, (int8)0
+#define LAST(x) ((x).sf)
+#endif
+#define FIRST_LANE ((VECTOR(int, VEC))(-1, ZERO_INTS))
+#ifdef ONE_SHUFFLE
+#define EVERY_LANE_LAST(x) __builtin_shufflevector(x, x, ALL_LAST)
+#if VEC == 2
+#define ALL_LAST 1, 1
+#elif VEC == 4
+#define ALL_LAST 3, 3, 3, 3
+#define UP2(x) __builtin_shufflevector(x, ZEROS(VEC), 4, 5, 0, 1)
+#elif VEC == 8
+#define ALL_LAST 7, 7, 7, 7, 7, 7, 7, 7
+#define UP2(x) __builtin_shufflevector(x, ZEROS(VEC), 8, 9, 0, 1, 2, 3, 4, 5)
+#define UP4(x) __builtin_shufflevector(x, ZEROS(VEC), 8, 9, 10, 11, 0, 1, 2, 3)
+#elif VEC == 16
+#define ALL_LAST 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15
+#define UP2(x) \
+  __builtin_shufflevector(x, ZEROS(VEC), 16, 17, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
+#define UP4(x) \
+  __builtin_shufflevector(x, ZEROS(VEC), 16, 17, 18, 19, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+#define UP8(x) \
+  __builtin_shufflevector(x, ZEROS(VEC), 16, 17, 18, 19, 20, 21, 22, 23, 0, 1, 2, 3, 4, 5, 6, 7)
+#endif
+#else
+#define EVERY_LANE_LAST(x) ((realv)LAST(x))
+#if VEC == 4
+#define UP2(x) ((realv)(ZEROS(2), (x).s01))
+#elif VEC == 8
+#define UP2(x) ((realv)(ZEROS(2), (x).s01, (x).s2345))
+#define UP4(x) ((realv)(ZEROS(4), (x).s0123))
+#elif VEC == 16
 #define UP2(x) ((realv)(ZEROS(2), (x).s01, (x).s2345, (x).s6789abcd))
 #define UP4(x) ((realv)(ZEROS(4), (x).s0123, (x).s456789ab))
 #define UP8(x) ((realv)(ZEROS(8), (x).lo))
-#define LAST(x) ((x).sf)
+#endif
 #endif
 #endif
 
 // The inclusive scan of one vector's lanes in log2(VEC) steps, every lane adding the lane 1, 2,
-// 4 and 8 below it (on a CPU each step is one shuffle and one vector addition).
-realv scan_lanes(realv x) {
-#if VEC >= 2
-  x += SHIFT(x, 0);
-#endif
+// 4 and 8 below it (on a CPU each step is one shuffle and one vector addition). `pairs` is the
+// first step's result, x plus x moved up one lane.
+realv scan_pairs(realv pairs) {
 #if VEC >= 4
-  x += UP2(x);
+  pairs += UP2(pairs);
 #endif
 #if VEC >= 8
-  x += UP4(x);
+  pairs += UP4(pairs);
 #endif
 #if VEC >= 16
-  x += UP8(x);
+  pairs += UP8(pairs);
 #endif
-  return x;
+  return pairs;
 }
+
+realv scan_lanes(const realv x) { return scan_pairs(x + SHIFT(x, 0)); }
 
 // This work-item's PER_ITEM consecutive elements of the tile, VECS vectors in registers: the
 // group reads from `in` coalesced (GROUP consecutive elements per step) into local memory, then
@@ -196,21 +238,53 @@ REAL sum_run(__global const REAL* in, const ulong n, const ulong first) {
   return sum;
 }
 
-// The second read: the run's prefix sums plus `before` to `out`. Returns `before` plus the run's
-// total.
-REAL scan_run(__global REAL* out, __global const REAL* in, const REAL before, const ulong n,
-              const ulong first) {
-  const uint whole = whole_vectors(n, first);
-  REAL running = before;
-  for (uint k = 0; k < whole; ++k) {
-    const realv lanes = scan_lanes(VLOAD(k, in + first));
-#if EXCLUSIVE
-    VSTORE(SHIFT(lanes, 0) + running, k, out + first);
+// The scan of vector k of `run`'s lanes. x moved up one lane is the vector one element back in
+// memory with lane 0 cleared (a second load, which is cheap, instead of a shuffle, which is not
+// on every CPU); the run's first vector has no element before it that it may read.
+realv scan_lanes_at(__global const REAL* run, const uint k) {
+  const realv x = VLOAD(k, run);
+#if VEC == 1
+  return x;
 #else
-    VSTORE(lanes + running, k, out + first);
+  if (k == 0) return scan_lanes(x);
+  const realv back = VLOAD(0, run + k * VEC - 1);
+  return scan_pairs(x + select(back, ZEROS(VEC), FIRST_LANE));
 #endif
-    running += LAST(lanes);  // the lanes' scan never waits for this addition
+}
+
+// Vector k of the run's prefix sums plus `runnings` (the running total, in every lane) to `out`.
+// Returns the running total after it. The lanes' scan never waits for the running total.
+realv scan_vector(__global REAL* run_out, __global const REAL* run, const uint k,
+                  const realv runnings) {
+  const realv lanes = scan_lanes_at(run, k);
+#if EXCLUSIVE
+  VSTORE(SHIFT(lanes, 0) + runnings, k, run_out);
+#else
+  VSTORE(lanes + runnings, k, run_out);
+#endif
+  return runnings + EVERY_LANE_LAST(lanes);
+}
+
+// The second read: the run at `first`'s prefix sums plus `before` to `out`; and in the same loop
+// the first read of the run at `next` (none when next >= n), whose sum goes to *next_sum, so that
+// a core reads one run from memory while it scans another from its cache. Returns `before` plus
+// the run's total.
+REAL scan_run(__global REAL* out, __global const REAL* in, const REAL before, const ulong n,
+              const ulong first, const ulong next, REAL* next_sum) {
+  const uint whole = whole_vectors(n, first);
+  const uint next_whole = next < n ? whole_vectors(n, next) : 0;
+  const uint both = min(whole, next_whole);
+  realv runnings = before;
+  realv sums = 0;
+  uint k = 0;
+  for (; k < both; ++k) {
+    sums += VLOAD(k, in + next);
+    runnings = scan_vector(out + first, in + first, k, runnings);
   }
+  for (uint j = k; j < whole; ++j) runnings = scan_vector(out + first, in + first, j, runnings);
+  for (uint j = k; j < next_whole; ++j) sums += VLOAD(j, in + next);
+
+  REAL running = LAST(runnings);
   for (ulong i = first + whole * VEC; i < min(n, first + TILE); ++i) {
 #if EXCLUSIVE
     out[i] = running;
@@ -219,6 +293,11 @@ REAL scan_run(__global REAL* out, __global const REAL* in, const REAL before, co
     running += in[i];
     out[i] = running;
 #endif
+  }
+  if (next < n) {
+    REAL sum = sum_lanes(sums);
+    for (ulong i = next + next_whole * VEC; i < min(n, next + TILE); ++i) sum += in[i];
+    *next_sum = sum;
   }
   return running;
 }
@@ -241,7 +320,8 @@ void scan_registers_blocks(const ulong n, __global const REAL* in, __global REAL
   const uint t = get_local_id(0);
   const ulong first = (ulong)get_group_id(0) * TILE;
 #if GROUP == 1
-  const REAL total = scan_run(out, in, 0, n, first);
+  REAL none;
+  const REAL total = scan_run(out, in, 0, n, first, n, &none);
 #else
   __local REAL tile[PADDED_TILE];
   __local REAL totals[GROUP];
@@ -285,54 +365,27 @@ ulong flag_of(const ulong word, const ulong stamp) {
 
 REAL unpack(const ulong word) { return AS(REAL, (uint)word); }
 
-// One pass, decoupled look-back. The host zeroes state[] once, then numbers its launches 0, 1,
-// 2, ... (`launch`), so that no launch needs it zeroed again (a fill before every launch is one
-// more command and a gap: 7% of a 2^26-element scan on an H100).
-// - state[0] counts the tickets of every launch: launch L's groups take L * tiles to
-//   (L + 1) * tiles - 1, in the order they start. Tiles come from the ticket, not the group id,
-//   so a group only ever waits for tiles taken by groups that started before it and need
-//   nothing from it.
-// - state[1 + g] is tile g's word, stamped with L + 1 (modulo 2^30).
-__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
-void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
-                    volatile __global ulong* state, const ulong launch) {
-  __local ulong words[WINDOW];
-  __local uint taken;
-  __local long unseen;  // the look-back has summed every tile from `unseen` to g - 1
-  __local REAL before;  // their sum
-  const uint t = get_local_id(0);
-  const ulong stamp = (launch + 1) & ((1UL << 30) - 1);
-  if (t == 0) taken = (uint)(atom_inc(&state[0]) - launch * get_num_groups(0));
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint g = taken;
-  const ulong first = (ulong)g * TILE;
-#if GROUP == 1
-  const REAL total = sum_run(in, n, first);
-#else
-  __local REAL tile[PADDED_TILE];
-  __local REAL totals[GROUP];
-  const REAL total = scan_tile(tile, totals, in, n, first, t);
-#endif
+// The look-back for tile g: the sum of every tile before it. The first WINDOW work-items each
+// read one word of the WINDOW tiles below `unseen` at once (an atomic read); work-item 0 walks
+// them from the nearest down, adding the values, until a tile that has not published (read again
+// next round) or one whose flag says PREFIX (nothing further back is needed). Every work-item of
+// the group gets the sum.
+REAL look_back(volatile __global ulong* state, const uint g, const ulong stamp,
+               __local ulong* words, __local long* unseen, __local REAL* before, const uint t) {
   if (t == 0) {
-    // Tile 0 knows its prefix at once; any other publishes its total for later tiles to use now.
-    atom_xchg(&state[1 + g], pack(stamp, g == 0 ? PREFIX : AGGREGATE, total));
-    unseen = g;
-    before = 0;
+    *unseen = g;  // the look-back has summed every tile from *unseen to g - 1
+    *before = 0;  // their sum
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  // The look-back: the first WINDOW work-items each read one word of the WINDOW tiles below
-  // `unseen` at once (an atomic read); work-item 0 walks them from the nearest down, adding the
-  // values, until a tile that has not published (read again next round) or one whose flag says
-  // PREFIX (nothing further back is needed).
-  while (unseen > 0) {
-    const long end = unseen;
+  while (*unseen > 0) {
+    const long end = *unseen;
     if (t < WINDOW) {
       const long j = end - 1 - (long)t;
       words[t] = j >= 0 ? atom_add(&state[1 + j], 0UL) : pack(stamp, PREFIX, 0);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (t == 0) {
-      REAL sum = before;
+      REAL sum = *before;
       long next = end;
       for (uint k = 0; k < WINDOW; ++k) {
         const ulong flag = flag_of(words[k], stamp);
@@ -341,15 +394,67 @@ void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
         next = flag == PREFIX ? 0 : end - 1 - (long)k;
         if (flag == PREFIX) break;  // it already knows everything before it: done
       }
-      before = sum;
-      unseen = next;
+      *before = sum;
+      *unseen = next;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (t == 0 && g > 0) atom_xchg(&state[1 + g], pack(stamp, PREFIX, before + total));
+  return *before;
+}
+
+// One pass, decoupled look-back. The host zeroes state[] once, then numbers its launches 0, 1,
+// 2, ... (`launch`), so that no launch needs it zeroed again (a fill before every launch is one
+// more command and a gap: 7% of a 2^26-element scan on an H100).
+// - state[0] counts the tickets of every launch: each launch takes the same number, counted on
+//   from the last launch's. Tiles come from the ticket, not the group id, in the order groups
+//   start, so a group only ever waits for tiles taken by groups that started before it and that
+//   publish their tile's total without waiting for anyone.
+// - state[1 + g] is tile g's word, stamped with L + 1 (modulo 2^30) by launch L.
+// A work-group (GROUP > 1) scans one tile. A work-item alone (GROUP 1, a CPU) keeps taking
+// tickets until the tiles run out, and scans its tile from cache while it reads the next one from
+// memory (one pass of a core over the two: its reads and writes then overlap as a copy's do).
+// Every work-item takes one ticket too many, so a launch takes tiles + work-items tickets.
+__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
+void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
+                    volatile __global ulong* state, const ulong launch) {
+  __local ulong words[WINDOW];
+  __local long unseen;
+  __local REAL before;
+  const uint t = get_local_id(0);
+  const ulong stamp = (launch + 1) & ((1UL << 30) - 1);
 #if GROUP == 1
-  scan_run(out, in, before, n, first);
+  const uint tiles = (uint)((n + TILE - 1) / TILE);
+  const ulong base = launch * (tiles + get_global_size(0));
+  uint g = (uint)(atom_inc(&state[0]) - base);
+  REAL total = 0;
+  if (g < tiles) {
+    total = sum_run(in, n, (ulong)g * TILE);
+    atom_xchg(&state[1 + g], pack(stamp, g == 0 ? PREFIX : AGGREGATE, total));
+  }
+  while (g < tiles) {
+    const REAL sum_before = look_back(state, g, stamp, words, &unseen, &before, t);
+    if (g > 0) atom_xchg(&state[1 + g], pack(stamp, PREFIX, sum_before + total));
+    const uint next = (uint)(atom_inc(&state[0]) - base);  // a later tile than g: never tile 0
+    REAL next_total = 0;
+    scan_run(out, in, sum_before, n, (ulong)g * TILE, next < tiles ? (ulong)next * TILE : n,
+             &next_total);
+    if (next < tiles) atom_xchg(&state[1 + next], pack(stamp, AGGREGATE, next_total));
+    g = next;
+    total = next_total;
+  }
 #else
-  write_tile(out, tile, before, n, first, t);
+  __local uint taken;
+  if (t == 0) taken = (uint)(atom_inc(&state[0]) - launch * get_num_groups(0));
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint g = taken;
+  const ulong first = (ulong)g * TILE;
+  __local REAL tile[PADDED_TILE];
+  __local REAL totals[GROUP];
+  const REAL total = scan_tile(tile, totals, in, n, first, t);
+  // Tile 0 knows its prefix at once; any other publishes its total for later tiles to use now.
+  if (t == 0) atom_xchg(&state[1 + g], pack(stamp, g == 0 ? PREFIX : AGGREGATE, total));
+  const REAL sum_before = look_back(state, g, stamp, words, &unseen, &before, t);
+  if (t == 0 && g > 0) atom_xchg(&state[1 + g], pack(stamp, PREFIX, sum_before + total));
+  write_tile(out, tile, sum_before, n, first, t);
 #endif
 }

@@ -97,7 +97,7 @@ lab::Tuning default_tuning(const cl::Device& device, std::uint64_t bins) {
     const std::uint64_t fit = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>() / 2 / (bins * 4);
     std::int64_t copies = 8;
     while (copies > 1 && std::uint64_t(copies) > fit) copies /= 2;
-    return lab::Tuning().with({{"LOCAL", 256}, {"GROUPS", units * 16}, {"COPIES", copies}});
+    return lab::Tuning().with({{"LOCAL", 256}, {"GROUPS", units * 8}, {"COPIES", copies}});
   }
   // A CPU runs a group's work-items one after another on one core: one work-item per group
   // (nothing shared, so nothing contended) and one group per core, so that each core's keys are

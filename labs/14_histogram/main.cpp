@@ -6,6 +6,7 @@
 
 #include "lab/lab.hpp"
 
+#include <array>
 #include <cmath>
 #include <iostream>
 #include <numeric>
@@ -41,31 +42,38 @@ lab::HostVector<cl_uint> make_keys(const Settings& s, std::uint64_t seed) {
   return keys;
 }
 
-// One row's run with one tuning: the histogram zeroed and counted, timed from the fill's start to
-// the kernel's end, every bin compared with the host's and the total with n.
+// One row's run with one tuning: two histograms taking turns (each launch counts into one and
+// zeroes the other for the next launch, so the host zeroes only the first, once), every launch
+// timed, and the last launch's bins compared with the host's and their total with n.
 struct RunRow {
   lab::Env& env;
   const histogram::Problem& problem;
   lab::GuardedBuffer<cl_uint>& keys;
-  lab::GuardedBuffer<cl_uint>& hist;
+  std::array<lab::GuardedBuffer<cl_uint>*, 2> hists;
   const lab::HostVector<cl_uint>& want;
 
   lab::Result operator()(const histogram::Variant& v, const lab::Tuning& t,
                          const lab::Stage& stage) const {
-    const lab::PreparedKernel prepared = lab::prepare_kernel(
-        env, stage.options, stage.out, histogram::family(), v, problem, t, {},
-        {"", {{"", "ulong", "n"}, {"global", "uint*", "keys"}, {"global", "uint*", "hist"}}},
-        sizeof(cl_uint));
+    const lab::PreparedKernel prepared =
+        lab::prepare_kernel(env, stage.options, stage.out, histogram::family(), v, problem, t, {},
+                            {"",
+                             {{"", "ulong", "n"},
+                              {"global", "uint*", "keys"},
+                              {"global", "uint*", "hist"},
+                              {"global", "uint*", "next_hist"}}},
+                            sizeof(cl_uint));
     cl::Kernel kernel = prepared.kernel;
     kernel.setArg(0, cl_ulong(problem.n));
     kernel.setArg(1, keys.buffer());
-    kernel.setArg(2, hist.buffer());
+    env.queue.enqueueFillBuffer(hists[0]->buffer(), cl_uint(0), 0, problem.bins * sizeof(cl_uint));
+    std::size_t launches = 0;
     const auto launch = [&] {
-      std::vector<cl::Event> events(2);
-      env.queue.enqueueFillBuffer(hist.buffer(), cl_uint(0), 0, problem.bins * sizeof(cl_uint),
-                                  nullptr, &events[0]);
+      kernel.setArg(2, hists[launches % 2]->buffer());
+      kernel.setArg(3, hists[(launches + 1) % 2]->buffer());
+      ++launches;
+      std::vector<cl::Event> events(1);
       env.queue.enqueueNDRangeKernel(kernel, cl::NullRange, lab::to_ndrange(prepared.range.global),
-                                     lab::to_ndrange(prepared.range.local), nullptr, &events[1]);
+                                     lab::to_ndrange(prepared.range.local), nullptr, &events[0]);
       return events;
     };
     const lab::Timing timing = lab::time_launch_span(stage.options, launch, stage.out);
@@ -73,7 +81,7 @@ struct RunRow {
     lab::CheckResult check;
     std::uint64_t total = 0;
     {
-      const lab::Mapping<cl_uint> got = hist.fetch(env.queue);
+      const lab::Mapping<cl_uint> got = hists[(launches - 1) % 2]->fetch(env.queue);
       total = std::accumulate(got.data(), got.data() + problem.bins, std::uint64_t{0});
       check = lab::compare(got.data(), want.data(), problem.bins, lab::Tolerance::exact(),
                            stage.err, "hist (" + v.name + ")");
@@ -86,22 +94,28 @@ struct RunRow {
                 << (total < problem.n
                         ? "counts were lost: an increment or a merge that is not atomic, a "
                           "missing barrier, or a group's counts never added to hist"
-                        : "keys were counted twice, or bins were not zeroed")
+                        : "keys were counted twice, or bins were not zeroed (group 0 zeroes "
+                          "next_hist for the next launch)")
                 << "\n";
     }
-    const lab::GuardCheck guard = hist.check_guards(env.queue);
-    const std::string outside = lab::describe_guard_writes(
-        guard, "hist (" + v.name + ")", "every key is below --bins: check the bin index");
-    if (!outside.empty()) stage.err << "histogram: " << outside << "\n";
+    std::size_t outside_writes = 0;
+    for (const std::string name : {"hist", "next_hist"}) {
+      // the buffer that was hist in the last launch, then the one that was next_hist
+      lab::GuardedBuffer<cl_uint>& buffer = *hists[(launches - (name == "hist" ? 1 : 0)) % 2];
+      const lab::GuardCheck guard = buffer.check_guards(env.queue);
+      const std::string outside = lab::describe_guard_writes(
+          guard, name + " (" + v.name + ")", "every key is below --bins: check the bin index");
+      if (!outside.empty()) stage.err << "histogram: " << outside << "\n";
+      outside_writes += guard.total();
+    }
     lab::Result row = lab::bandwidth_row(
         v.name,
         lab::Size("n", std::int64_t(problem.n))
             .add("items", std::int64_t(problem.bins))
             .label("n=" + std::to_string(problem.n) + " bins=" + std::to_string(problem.bins)),
-        timing, histogram::family().work(problem).bytes, check, guard.total());
+        timing, histogram::family().work(problem).bytes, check, outside_writes);
     row.elements_per_s = double(problem.n) / timing.time.median / 1e9;
     row.tunables = t.row(v.tunables);
-    row.add_note("the histogram's zeroing and the kernel, first start to last end");
     return row;
   }
 };
@@ -116,18 +130,20 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   lab::HostVector<cl_uint> want(s.bins, 0);
   for (const cl_uint key : keys_host) ++want[key];
 
-  // 4. Each chosen variant's tuning; buffers: the keys copied once, the histogram with guard zones
+  // 4. Each chosen variant's tuning; buffers: the keys copied once, two histograms with guard zones
   lab::VariantDriver driver(cli, env, histogram::family(), s.variant, tuning_options, defaults,
                             s.input + " " + std::to_string(s.bins) + " bins", double(s.n));
   lab::GuardedBuffer<cl_uint> keys(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, s.n, 0,
                                    keys_host.data());
   lab::GuardedBuffer<cl_uint> hist(env, lab::BufferMode::write, CL_MEM_READ_WRITE, s.bins, s.bins);
+  lab::GuardedBuffer<cl_uint> next_hist(env, lab::BufferMode::write, CL_MEM_READ_WRITE, s.bins,
+                                        s.bins);
 
   // 5-7. Each variant with its tuning: build, run, verify; every run followed by one of the copy
   //      kernel, the rows' yardstick
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, s.n, 0, cli.out());
   std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
-    return driver.run("GB/s", problem, RunRow{env, problem, keys, hist, want});
+    return driver.run("GB/s", problem, RunRow{env, problem, keys, {&hist, &next_hist}, want});
   });
 
   // 8. Report: GB/s of keys read (4 bytes each) against the copy kernel; speed-up over
