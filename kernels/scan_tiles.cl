@@ -402,6 +402,30 @@ REAL look_back(volatile __global ulong* state, const uint g, const ulong stamp,
   return *before;
 }
 
+// The look-back of a work-item alone (GROUP 1, a CPU's): the sum of every tile before g, walking
+// back from g - 1 until a PREFIX. A tile whose total is still not published after PATIENCE reads
+// is summed here from `in` instead (the same additions in the same order as its own work-item's,
+// so the same total to the last bit): a core never waits long for another that its system has
+// paused or slowed down. (--build-options "-D PATIENCE=0" sums every tile back to a PREFIX here:
+// a test runs that path.)
+#ifndef PATIENCE
+#define PATIENCE 64
+#endif
+REAL look_back_alone(volatile __global ulong* state, __global const REAL* in, const ulong n,
+                     const uint g, const ulong stamp) {
+  REAL before = 0;
+  for (long j = (long)g - 1; j >= 0; --j) {
+    ulong word = 0;
+    for (uint reads = 0; reads < PATIENCE && flag_of(word, stamp) == 0; ++reads) {
+      word = atom_add(&state[1 + j], 0UL);
+    }
+    const ulong flag = flag_of(word, stamp);
+    before += flag == 0 ? sum_run(in, n, (ulong)j * TILE) : unpack(word);
+    if (flag == PREFIX) break;
+  }
+  return before;
+}
+
 // One pass, decoupled look-back. The host zeroes state[] once, then numbers its launches 0, 1,
 // 2, ... (`launch`), so that no launch needs it zeroed again (a fill before every launch is one
 // more command and a gap: 7% of a 2^26-element scan on an H100).
@@ -417,10 +441,6 @@ REAL look_back(volatile __global ulong* state, const uint g, const ulong stamp,
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
 void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
                     volatile __global ulong* state, const ulong launch) {
-  __local ulong words[WINDOW];
-  __local long unseen;
-  __local REAL before;
-  const uint t = get_local_id(0);
   const ulong stamp = (launch + 1) & ((1UL << 30) - 1);
 #if GROUP == 1
   const uint tiles = (uint)((n + TILE - 1) / TILE);
@@ -432,7 +452,7 @@ void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
     atom_xchg(&state[1 + g], pack(stamp, g == 0 ? PREFIX : AGGREGATE, total));
   }
   while (g < tiles) {
-    const REAL sum_before = look_back(state, g, stamp, words, &unseen, &before, t);
+    const REAL sum_before = look_back_alone(state, in, n, g, stamp);
     if (g > 0) atom_xchg(&state[1 + g], pack(stamp, PREFIX, sum_before + total));
     const uint next = (uint)(atom_inc(&state[0]) - base);  // a later tile than g: never tile 0
     REAL next_total = 0;
@@ -443,6 +463,10 @@ void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
     total = next_total;
   }
 #else
+  const uint t = get_local_id(0);
+  __local ulong words[WINDOW];
+  __local long unseen;
+  __local REAL before;
   __local uint taken;
   if (t == 0) taken = (uint)(atom_inc(&state[0]) - launch * get_num_groups(0));
   barrier(CLK_LOCAL_MEM_FENCE);
