@@ -1,27 +1,53 @@
-// reduction_atomic.cl: one pass, no partial sums. Like multi, each work-item adds up its elements
-// privately and each group reduces them as a tree; then work-item 0 adds the group's sum to one
-// global total with atomic_add, which makes concurrent additions to the same word safe. OpenCL 1.2
-// has atomic_add for 32-bit integers only: a float version needs a compare-and-swap loop, and the
+// reduction_atomic.cl: one pass, no partial sums. Each work-item adds up its elements privately
+// as reduction_multi.cl does (vectors of VW, a grid apart, then the lanes and the left-overs),
+// each group reduces them as a tree; then work-item 0 adds the group's sum to one global total
+// with atomic_add, which makes concurrent additions to the same word safe. OpenCL 1.2 has
+// atomic_add for 32-bit integers only: a float version needs a compare-and-swap loop, and the
 // order of the additions (so the rounding) would change from run to run.
-// The host zeroes total[0] before every launch. Indices: i this work-item's elements; t its place.
+// The host zeroes total[0] before every launch. Indices: v this work-item's vectors; t its place.
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL int  // element type: int (atomic_add has no float form in OpenCL 1.2)
 #endif
 #ifndef DOT
 #define DOT 0  // 1: reduce x[i] * y[i] (a dot product); 0: reduce x[i] (a sum)
 #endif
+#ifndef VW
+#define VW 4  // elements per vector load: 1, 2, 4, 8 or 16
+#endif
+#define XPASTE(a, b) a##b
+#define PASTE(a, b) XPASTE(a, b)  // pastes what a and b expand to: PASTE(REAL, VW) is int4
+#if VW == 1
+#define REALV REAL
+#define LOADV(p, v) ((p)[v])
+#elif VW == 2 || VW == 4 || VW == 8 || VW == 16
+#define REALV PASTE(REAL, VW)
+#define LOADV(p, v) PASTE(vload, VW)(v, p)
+#else
+#error "VW must be 1, 2, 4, 8 or 16: the widths of OpenCL's vector types"
+#endif
 #if DOT
 #define TERM(i) (x[i] * y[i])
+#define TERMV(v) (LOADV(x, v) * LOADV(y, v))
 #else
 #define TERM(i) (x[i])
+#define TERMV(v) LOADV(x, v)
 #endif
 
 __kernel void reduction_atomic(const ulong n, __global const REAL* x, __global const REAL* y,
                                __global REAL* total, __local REAL* scratch) {
   const uint t = get_local_id(0);
   const uint L = get_local_size(0);  // a power of two (kept in a variable: see the handout)
+  REALV acc = 0;
+  for (size_t v = get_global_id(0); v < n / VW; v += get_global_size(0)) acc += TERMV(v);
   REAL sum = 0;
-  for (size_t i = get_global_id(0); i < n; i += get_global_size(0)) sum += TERM(i);
+#if VW == 1
+  sum = acc;
+#else
+  REAL lanes[VW];
+  PASTE(vstore, VW)(acc, 0, lanes);
+  for (int k = 0; k < VW; ++k) sum += lanes[k];
+#endif
+  for (size_t i = n / VW * VW + get_global_id(0); i < n; i += get_global_size(0)) sum += TERM(i);
   scratch[t] = sum;
   for (uint stride = L / 2; stride > 0; stride /= 2) {
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -23,7 +23,14 @@ __kernel __attribute__((reqd_work_group_size(TILE, STEP, 1))) void transpose_mul
   const int tj = get_local_id(0), ti = get_local_id(1);
   const int j = get_group_id(0) * TILE + tj;
   const int i = get_group_id(1) * TILE + ti;
-  if (j < width) {
+  // A tile wholly inside A (every tile but those on the right and bottom edges) is moved
+  // without a test per element, so that a work-item's ROWS loads, and its ROWS stores, issue
+  // back to back.
+  const bool whole =
+      (get_group_id(0) + 1) * TILE <= width && (get_group_id(1) + 1) * TILE <= height;
+  if (whole) {
+    for (int r = 0; r < TILE; r += STEP) tile[ti + r][tj] = A[(i + r) * width + j];
+  } else if (j < width) {
     for (int r = 0; r < TILE; r += STEP) {
       if (i + r < height) tile[ti + r][tj] = A[(i + r) * width + j];
     }
@@ -31,7 +38,9 @@ __kernel __attribute__((reqd_work_group_size(TILE, STEP, 1))) void transpose_mul
   barrier(CLK_LOCAL_MEM_FENCE);
   const int oi = get_group_id(0) * TILE + ti;
   const int oj = get_group_id(1) * TILE + tj;
-  if (oj < height) {
+  if (whole) {
+    for (int r = 0; r < TILE; r += STEP) B[(oi + r) * height + oj] = tile[tj][ti + r];
+  } else if (oj < height) {
     for (int r = 0; r < TILE; r += STEP) {
       if (oi + r < width) B[(oi + r) * height + oj] = tile[tj][ti + r];
     }

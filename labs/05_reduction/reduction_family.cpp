@@ -68,7 +68,7 @@ Family make_family() {
   lab::Tunable width = groups;
   width.name = "VW";
   width.option = "--vector-width";
-  width.meaning = "multi: elements per vector load (1, 2, 4, 8 or 16)";
+  width.meaning = "multi, atomic: elements per vector load (1, 2, 4, 8 or 16)";
   width.max = 16;
   width.candidates = {1, 2, 4, 8, 16};
   width.define = true;
@@ -109,20 +109,18 @@ Family make_family() {
   f.variants.push_back(first_add);
 
   // multi and atomic: GROUPS groups of MULTI_LOCAL work-items, each adding n / (GROUPS*MULTI_LOCAL)
-  // elements; multi in vectors of VW.
+  // elements in vectors of VW.
   for (const char* name : {"multi", "atomic"}) {
     const bool atomic = name == std::string("atomic");
     Variant v = row(name,
                     atomic ? "multi's groups add their sums to one total with atomic_add (int)"
                            : "many elements per work-item (coalesced vectors), then one tree",
                     true);
-    v.tunables = atomic ? std::vector<std::string>{"MULTI_LOCAL", "GROUPS"}
-                        : std::vector<std::string>{"MULTI_LOCAL", "GROUPS", "VW"};
+    v.tunables = {"MULTI_LOCAL", "GROUPS", "VW"};
     // Never more groups than there are vectors to share out.
-    const auto used = [atomic](Length n, const lab::Tuning& t) {
-      const std::uint64_t width = atomic ? 1 : t.whole("VW");
+    const auto used = [](Length n, const lab::Tuning& t) {
       return std::min(t.whole("GROUPS"),
-                      lab::ceil_div(lab::ceil_div(n, width), t.whole("MULTI_LOCAL")));
+                      lab::ceil_div(lab::ceil_div(n, t.whole("VW")), t.whole("MULTI_LOCAL")));
     };
     v.plan = [used](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
       return {{used(n, t) * t.whole("MULTI_LOCAL")}, {t.whole("MULTI_LOCAL")}};
@@ -134,8 +132,8 @@ Family make_family() {
       return atomic ? 1 : used(n, t);
     };
     // Each lane adds about n / (items * VW) terms, then the lanes, the left-overs and the tree.
-    v.extra.chain = [atomic, used](Length n, const lab::Tuning& t) -> std::uint64_t {
-      const std::uint64_t width = atomic ? 1 : t.whole("VW");
+    v.extra.chain = [used](Length n, const lab::Tuning& t) -> std::uint64_t {
+      const std::uint64_t width = t.whole("VW");
       const std::uint64_t items = used(n, t) * t.whole("MULTI_LOCAL");
       return lab::ceil_div(n, items * width) + width + 1 + lab::log2_ceil(t.whole("MULTI_LOCAL"));
     };
