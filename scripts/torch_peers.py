@@ -1,12 +1,16 @@
-"""torch_peers.py: PyTorch's own scan and histogram on the same GPU, the peers of the scan and
-histogram labs (torch.cumsum; torch.bincount and torch.histc).
+"""torch_peers.py: PyTorch's own scan, histogram and reduction on the same GPU, the peers of the
+scan, histogram and reduction labs (torch.cumsum; torch.bincount and torch.histc; torch.sum and
+torch.dot).
 
 Usage: torch_peers.py [--sizes 2^26,2^28] [--bins 256] [--reps 20]
 
 Each is timed with CUDA events around one call, after 3 warm-ups; the median and min of --reps
 calls are printed with the rate counted as the labs count it: 8 bytes per element for a scan
-(read once, write once), 4 per key for a histogram (the keys read). Inputs are uniform: floats in
-[-1, 1) for the scan, int32 keys in [0, bins) for bincount, floats in [0, bins) for histc.
+(read once, write once), 4 per key for a histogram (the keys read), 4 per term read for a
+reduction. A reduction is also timed end to end, as the reduction lab's "end to end" column is:
+on the host's clock, from the call to the total on the host (`.item()`). Inputs are uniform:
+floats in [-1, 1) for the scan and the reductions, int32 keys in [0, bins) for bincount, floats
+in [0, bins) for histc.
 PyTorch is not part of the suite; run this where it is installed (a GPU machine), in the same
 session as the labs, so that the figures compare.
 """
@@ -32,6 +36,21 @@ def timed(torch, call, reps):
         end.record()
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end) / 1e3)
+    times.sort()
+    return times[len(times) // 2], times[0]
+
+
+def timed_on_host(torch, call, reps):
+    """The median and min seconds of `call` on the host's clock, after 3 warm-ups."""
+    import time
+    for _ in range(3):
+        call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
     times.sort()
     return times[len(times) // 2], times[0]
 
@@ -62,7 +81,16 @@ def main():
             print(f"{name} n={n} bins={options.bins}: median {median * 1e3:.3f} ms, "
                   f"min {least * 1e3:.3f} ms, {bytes_per * n / median / 1e9:.0f} GB/s "
                   f"({bytes_per} bytes per element)")
-        del values, keys, spread
+        other = torch.rand(n, device="cuda") * 2 - 1
+        for name, bytes_per, call in [("torch.sum", 4, lambda: torch.sum(values)),
+                                      ("torch.dot", 8, lambda: torch.dot(values, other))]:
+            median, least = timed(torch, call, options.reps)
+            whole, whole_least = timed_on_host(torch, lambda: call().item(), options.reps)
+            print(f"{name} n={n}: median {median * 1e3:.3f} ms, min {least * 1e3:.3f} ms, "
+                  f"{bytes_per * n / median / 1e9:.0f} GB/s; end to end (.item()) median "
+                  f"{whole * 1e3:.3f} ms, min {whole_least * 1e3:.3f} ms, "
+                  f"{bytes_per * n / whole / 1e9:.0f} GB/s")
+        del values, keys, spread, other
         torch.cuda.empty_cache()
 
 

@@ -176,6 +176,8 @@ std::string csv_field(const std::string& text) {
 
 const char* origin_name(Origin origin) {
   switch (origin) {
+    case Origin::recorded:
+      return "recorded";
     case Origin::tuned:
       return "tuned";
     case Origin::command_line:

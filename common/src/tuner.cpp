@@ -280,13 +280,64 @@ std::vector<Trial> run_trials(const std::vector<Tuning>& candidates,
   return trials;
 }
 
+RecordedTunings::RecordedTunings(const std::string& json_text) {
+  const nlohmann::json data = nlohmann::json::parse(json_text, nullptr, false);
+  if (data.is_discarded() || !data.is_object() || !data.contains("entries") ||
+      !data["entries"].is_array()) {
+    throw std::runtime_error("the recorded tunings are not JSON with an \"entries\" list");
+  }
+  for (const auto& entry : data["entries"]) {
+    if (entry.is_object() && entry.contains("tunables") && entry["tunables"].is_object()) {
+      entries_.push_back(entry);
+    }
+  }
+}
+
+const RecordedTunings& RecordedTunings::compiled_in() {
+  static const RecordedTunings recorded(compiled_in_text());
+  return recorded;
+}
+
+CachedTuning RecordedTunings::find(const TuningKey& key) const {
+  const auto exponent = [](const std::string& size) {
+    return size.rfind("2^", 0) == 0 ? std::atoi(size.c_str() + 2) : 0;
+  };
+  const int wanted = exponent(key.size_class);
+  const nlohmann::json* nearest = nullptr;
+  int distance = 0;
+  for (const auto& entry : entries_) {
+    if (entry.value("lab", "") != key.lab || entry.value("variant", "") != key.variant ||
+        entry.value("device", "") != key.device || entry.value("dtype", "") != key.dtype) {
+      continue;
+    }
+    const int from = exponent(entry.value("size_class", ""));
+    const int d = std::abs(from - wanted);
+    if (nearest == nullptr || d < distance ||
+        (d == distance && from < exponent(nearest->value("size_class", "")))) {
+      nearest = &entry;
+      distance = d;
+    }
+  }
+  CachedTuning found;
+  if (nearest == nullptr) return found;
+  for (const auto& [name, value] : (*nearest)["tunables"].items()) {
+    if (!value.is_number_integer()) return {};
+    found.values.emplace_back(name, value.get<std::int64_t>());
+  }
+  found.rate = nearest->value("rate", 0.0);
+  found.unit = nearest->value("unit", "");
+  return found;
+}
+
 }  // namespace detail
 
 using detail::CachedTuning;
+using detail::RecordedTunings;
 using detail::run_trials;
 using detail::size_class;
 using detail::Trial;
 using detail::TrialOutcome;
+using detail::TunableValues;
 using detail::tuning_candidates;
 using detail::TuningCache;
 using detail::TuningKey;
@@ -313,36 +364,50 @@ TuningKey tuning_key(const Env& env, const Options& options, const std::string& 
   return key;
 }
 
-// The tuning a variant runs with: `defaults`, then the cache's best for `key` (unless
-// --no-tuned; stale or unusable entries print one warning line on `warnings`), then what the
-// command line gives. `source` becomes "tuned" when the cache supplied values, else "default".
+// Whether every value of `values` names one of `tunables` and lies within the command line's
+// bounds, or is a value the table itself uses (LOCAL 0: the runtime's choice).
+bool usable_values(const TunableValues& values, const std::vector<Tunable>& tunables,
+                   const Tuning& defaults) {
+  if (values.empty()) return false;
+  for (const auto& [name, value] : values) {
+    const auto t = std::find_if(tunables.begin(), tunables.end(),
+                                [&](const Tunable& x) { return x.name == name; });
+    const bool known =
+        t != tunables.end() &&
+        ((value >= t->min && value <= t->max) || defaults[name] == value ||
+         std::find(t->candidates.begin(), t->candidates.end(), value) != t->candidates.end());
+    if (!known) return false;
+  }
+  return true;
+}
+
+// The tuning a variant runs with: `defaults`, then the suite's recorded setting for the device
+// (tuned.json), then the cache's best for `key` (neither with --no-tuned; stale or unusable
+// entries print one warning line on `warnings`), then what the command line gives. `source`
+// becomes "tuned" when the cache supplied values, "recorded" when tuned.json did, else "default".
 Tuning resolve_tuning(const TuningOptions& options, const std::vector<Tunable>& tunables,
-                      const Tuning& defaults, const TuningCache& cache, const TuningKey& key,
-                      std::string& source, std::ostream& warnings) {
+                      const Tuning& defaults, const RecordedTunings& recorded,
+                      const TuningCache& cache, const TuningKey& key, std::string& source,
+                      std::ostream& warnings) {
   source = "default";
   Tuning tuning = defaults;
   if (options.use_cache()) {
+    const CachedTuning from_record = recorded.find(key);
+    if (usable_values(from_record.values, tunables, defaults)) {
+      for (const auto& [name, value] : from_record.values) {
+        tuning.set(name, value, Origin::recorded);
+      }
+      source = "recorded";
+    }
     const CachedTuning cached = cache.find(key);
     if (!cached.stale.empty()) warnings << "warning: " << cached.stale << "\n";
-    bool usable = !cached.values.empty();
-    for (const auto& [name, value] : cached.values) {
-      const auto t = std::find_if(tunables.begin(), tunables.end(),
-                                  [&](const Tunable& x) { return x.name == name; });
-      // Within the command line's bounds, or a value the table itself uses (LOCAL 0: the
-      // runtime's choice).
-      const bool known =
-          t != tunables.end() &&
-          ((value >= t->min && value <= t->max) || defaults[name] == value ||
-           std::find(t->candidates.begin(), t->candidates.end(), value) != t->candidates.end());
-      if (!known) usable = false;
-    }
-    if (usable) {
+    if (usable_values(cached.values, tunables, defaults)) {
       for (const auto& [name, value] : cached.values) tuning.set(name, value, Origin::tuned);
       source = "tuned";
     } else if (!cached.values.empty()) {
       warnings << "warning: the tuned setting for " << key.variant << " in " << cache.path()
-               << " names tunables this lab does not have or values out of bounds: using the "
-                  "defaults\n";
+               << " names tunables this lab does not have or values out of bounds: using "
+               << (source == "recorded" ? "the recorded setting" : "the defaults") << "\n";
     }
   }
   return options.apply(tuning);
@@ -433,8 +498,8 @@ RowTuning Tuner::resolve(const Env& env, const Options& options, const std::stri
   row.key = tuning_key(env, options, lab_, variant, kernel_file, dtype, work);
   row.names = names;
   std::ostringstream warnings;
-  row.tuning =
-      resolve_tuning(options_, tunables_, defaults_, cache_, row.key, row.source, warnings);
+  row.tuning = resolve_tuning(options_, tunables_, defaults_, RecordedTunings::compiled_in(),
+                              cache_, row.key, row.source, warnings);
   row.warnings = warnings.str();
   row.launches = launch_tunings(options_, tunables_, names, defaults_, row.tuning);
   return row;

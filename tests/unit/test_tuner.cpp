@@ -111,6 +111,50 @@ TEST(TuningCache, SizeClassesArePowersOfTwo) {
   EXPECT_EQ(lab::detail::size_class(0), "2^0");
 }
 
+namespace {
+
+// A recorded entry (tuned.json) for `device` and `size_class`, with GROUPS = `groups`.
+std::string recorded_entry(const std::string& device, const std::string& size_class, int groups) {
+  return R"({"lab": "matmul", "variant": "regtiled", "device": ")" + device +
+         R"(", "dtype": "float", "size_class": ")" + size_class + R"(", "tunables": {"GROUPS": )" +
+         std::to_string(groups) + "}}";
+}
+
+}  // namespace
+
+TEST(RecordedTunings, TheNearestSizeClassOfTheSameDeviceIsUsed) {
+  const lab::detail::RecordedTunings recorded(R"({"entries": [)" +
+                                              recorded_entry("pthread-haswell", "2^20", 20) + "," +
+                                              recorded_entry("pthread-haswell", "2^34", 34) + "," +
+                                              recorded_entry("another device", "2^30", 99) + "]}");
+  ASSERT_EQ(recorded.size(), 3u);
+  const lab::detail::CachedTuning found = recorded.find(key());  // 2^30: 2^34 is nearer
+  ASSERT_EQ(found.values.size(), 1u);
+  EXPECT_EQ(found.values[0].second, 34);
+  lab::detail::TuningKey small = key();
+  small.size_class = "2^10";
+  EXPECT_EQ(recorded.find(small).values[0].second, 20);
+  lab::detail::TuningKey elsewhere = key();
+  elsewhere.device = "pthread-skylake-avx512";
+  EXPECT_TRUE(recorded.find(elsewhere).values.empty());
+  lab::detail::TuningKey ints = key();
+  ints.dtype = "int";
+  EXPECT_TRUE(recorded.find(ints).values.empty());
+}
+
+TEST(RecordedTunings, NotWholeNumbersGiveNothingAndBadTextThrows) {
+  const lab::detail::RecordedTunings recorded(
+      R"({"entries": [{"lab": "matmul", "variant": "regtiled", "device": "pthread-haswell",
+          "dtype": "float", "size_class": "2^30", "tunables": {"GROUPS": "many"}}]})");
+  EXPECT_TRUE(recorded.find(key()).values.empty());
+  EXPECT_THROW(lab::detail::RecordedTunings("[1, 2]"), std::runtime_error);
+  EXPECT_THROW(lab::detail::RecordedTunings("{not json"), std::runtime_error);
+}
+
+TEST(RecordedTunings, TheCompiledInFileParses) {
+  EXPECT_NO_THROW(lab::detail::RecordedTunings::compiled_in());
+}
+
 TEST(Tuner, CandidatesAreEveryCombinationWithTheDefaultFirst) {
   lab::Tunable a;
   a.name = "A";

@@ -18,9 +18,9 @@ namespace lab {
 
 // Where a setting's value came from, in order of precedence: the default for the device, the
 // tuning cache, or the command line.
-enum class Origin { default_value, tuned, command_line };
+enum class Origin { default_value, recorded, tuned, command_line };
 
-// "default", "tuned" or "command line", as the reports label a value.
+// "default", "recorded", "tuned" or "command line", as the reports label a value.
 const char* origin_name(Origin origin);
 
 // One tunable of a result row: its kernel macro name, its value and where the value came from.
@@ -121,7 +121,8 @@ struct Result {
   // The tunables the row ran with, by the kernel's macro names, in the family's order, each
   // labelled with where its value came from.
   std::vector<TunableValue> tunables;
-  // Where they came from: "tuned" (the tuning cache) or "default"; "" for a row with none.
+  // Where they came from: "tuned" (the tuning cache), "recorded" (the suite's tuned.json) or
+  // "default"; "" for a row with none.
   std::string tuning;
 
   // The rate as a percentage of `reference`, when there is one.
