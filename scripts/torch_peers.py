@@ -23,12 +23,20 @@ def size(text):
     return int(base) ** int(exponent) if exponent else int(text)
 
 
-def timed(torch, call, reps):
+def timed(torch, call, reps, on_host=False):
+    """The median and min seconds of `call` after 3 warm-ups: between CUDA events around it, or
+    (on_host) on the host's clock, which then includes whatever the call waits for."""
+    import time
     for _ in range(3):
         call()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
+        if on_host:
+            start = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - start)
+            continue
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()
@@ -36,21 +44,6 @@ def timed(torch, call, reps):
         end.record()
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end) / 1e3)
-    times.sort()
-    return times[len(times) // 2], times[0]
-
-
-def timed_on_host(torch, call, reps):
-    """The median and min seconds of `call` on the host's clock, after 3 warm-ups."""
-    import time
-    for _ in range(3):
-        call()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
     times.sort()
     return times[len(times) // 2], times[0]
 
@@ -85,7 +78,7 @@ def main():
         for name, bytes_per, call in [("torch.sum", 4, lambda: torch.sum(values)),
                                       ("torch.dot", 8, lambda: torch.dot(values, other))]:
             median, least = timed(torch, call, options.reps)
-            whole, whole_least = timed_on_host(torch, lambda: call().item(), options.reps)
+            whole, whole_least = timed(torch, lambda: call().item(), options.reps, on_host=True)
             print(f"{name} n={n}: median {median * 1e3:.3f} ms, min {least * 1e3:.3f} ms, "
                   f"{bytes_per * n / median / 1e9:.0f} GB/s; end to end (.item()) median "
                   f"{whole * 1e3:.3f} ms, min {whole_least * 1e3:.3f} ms, "
