@@ -228,14 +228,21 @@ REAL sum_lanes(const realv x) {
 #endif
 }
 
-// The sum of the run: the first read, VEC sums side by side, then their lanes.
-REAL sum_run(__global const REAL* in, const ulong n, const ulong first) {
+// The sum of the run at `first` whose first `done` vectors are already added up, VEC sums side by
+// side, in `sums`: its other whole vectors, then the lanes, then the elements past the last whole
+// vector. Every sum of a run is made this way, in this order, so any two agree to the last bit.
+REAL sum_rest(realv sums, const uint done, __global const REAL* in, const ulong n,
+              const ulong first) {
   const uint whole = whole_vectors(n, first);
-  realv vectors = 0;
-  for (uint k = 0; k < whole; ++k) vectors += VLOAD(k, in + first);
-  REAL sum = sum_lanes(vectors);
+  for (uint k = done; k < whole; ++k) sums += VLOAD(k, in + first);
+  REAL sum = sum_lanes(sums);
   for (ulong i = first + whole * VEC; i < min(n, first + TILE); ++i) sum += in[i];
   return sum;
+}
+
+// The sum of the run: the first read.
+REAL sum_run(__global const REAL* in, const ulong n, const ulong first) {
+  return sum_rest(0, 0, in, n, first);
 }
 
 // The scan of vector k of `run`'s lanes. x moved up one lane is the vector one element back in
@@ -282,7 +289,7 @@ REAL scan_run(__global REAL* out, __global const REAL* in, const REAL before, co
     runnings = scan_vector(out + first, in + first, k, runnings);
   }
   for (uint j = k; j < whole; ++j) runnings = scan_vector(out + first, in + first, j, runnings);
-  for (uint j = k; j < next_whole; ++j) sums += VLOAD(j, in + next);
+  if (next < n) *next_sum = sum_rest(sums, k, in, n, next);
 
   REAL running = LAST(runnings);
   for (ulong i = first + whole * VEC; i < min(n, first + TILE); ++i) {
@@ -293,11 +300,6 @@ REAL scan_run(__global REAL* out, __global const REAL* in, const REAL before, co
     running += in[i];
     out[i] = running;
 #endif
-  }
-  if (next < n) {
-    REAL sum = sum_lanes(sums);
-    for (ulong i = next + next_whole * VEC; i < min(n, next + TILE); ++i) sum += in[i];
-    *next_sum = sum;
   }
   return running;
 }

@@ -115,15 +115,12 @@ double launch_seconds(const cl::Event& event, bool timed, int index, std::ostrea
 
 }  // namespace
 
-InTurnsWith::InTurnsWith(std::function<cl::Event()> launch) {
+InTurnsWith::InTurnsWith(std::function<cl::Event()> launch) : launch_(std::move(launch)) {
   if (yardstick != nullptr) throw std::logic_error("InTurnsWith: a yardstick is already set");
-  yardstick = new std::function<cl::Event()>(std::move(launch));
+  yardstick = &launch_;
 }
 
-InTurnsWith::~InTurnsWith() {
-  delete yardstick;
-  yardstick = nullptr;
-}
+InTurnsWith::~InTurnsWith() { yardstick = nullptr; }
 
 Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& launch,
                      std::ostream* trace) {

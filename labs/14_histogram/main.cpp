@@ -71,17 +71,18 @@ struct RunRow {
       kernel.setArg(2, hists[launches % 2]->buffer());
       kernel.setArg(3, hists[(launches + 1) % 2]->buffer());
       ++launches;
-      std::vector<cl::Event> events(1);
+      cl::Event event;
       env.queue.enqueueNDRangeKernel(kernel, cl::NullRange, lab::to_ndrange(prepared.range.global),
-                                     lab::to_ndrange(prepared.range.local), nullptr, &events[0]);
-      return events;
+                                     lab::to_ndrange(prepared.range.local), nullptr, &event);
+      return event;
     };
-    const lab::Timing timing = lab::time_launch_span(stage.options, launch, stage.out);
+    const lab::Timing timing = lab::time_launches(stage.options, launch, stage.out);
+    const std::size_t last = (launches - 1) % 2;  // the last launch's hist; the other, its next
 
     lab::CheckResult check;
     std::uint64_t total = 0;
     {
-      const lab::Mapping<cl_uint> got = hists[(launches - 1) % 2]->fetch(env.queue);
+      const lab::Mapping<cl_uint> got = hists[last]->fetch(env.queue);
       total = std::accumulate(got.data(), got.data() + problem.bins, std::uint64_t{0});
       check = lab::compare(got.data(), want.data(), problem.bins, lab::Tolerance::exact(),
                            stage.err, "hist (" + v.name + ")");
@@ -99,10 +100,9 @@ struct RunRow {
                 << "\n";
     }
     std::size_t outside_writes = 0;
-    for (const std::string name : {"hist", "next_hist"}) {
-      // the buffer that was hist in the last launch, then the one that was next_hist
-      lab::GuardedBuffer<cl_uint>& buffer = *hists[(launches - (name == "hist" ? 1 : 0)) % 2];
-      const lab::GuardCheck guard = buffer.check_guards(env.queue);
+    const std::pair<std::string, std::size_t> buffers[] = {{"hist", last}, {"next_hist", 1 - last}};
+    for (const auto& [name, index] : buffers) {
+      const lab::GuardCheck guard = hists[index]->check_guards(env.queue);
       const std::string outside = lab::describe_guard_writes(
           guard, name + " (" + v.name + ")", "every key is below --bins: check the bin index");
       if (!outside.empty()) stage.err << "histogram: " << outside << "\n";

@@ -45,6 +45,19 @@ std::string launch_message(const std::vector<std::uint64_t>& global,
   return "ok";
 }
 
+// A launch that notes `mark` in `order`, then fills `buffer`'s first 4096 bytes: a run whose turn
+// in the sequence the timing functions make can be checked.
+template <typename Mark>
+std::function<cl::Event()> recorded_fill(lab::Env& env, const cl::Buffer& buffer,
+                                         std::vector<Mark>& order, Mark mark) {
+  return [&env, buffer, &order, mark] {
+    order.push_back(mark);
+    cl::Event event;
+    env.queue.enqueueFillBuffer(buffer, cl_int(mark), 0, 4096, nullptr, &event);
+    return event;
+  };
+}
+
 }  // namespace
 
 TEST(Devices, ListIsNumberedInOrder) {
@@ -247,14 +260,7 @@ TEST(Timing, LaunchesTakeTurnsRoundByRound) {
   cl::Buffer buffer(env.context, CL_MEM_READ_WRITE, 4096);
   std::vector<int> order;
   std::vector<std::function<cl::Event()>> launches;
-  for (int k = 0; k < 3; ++k) {
-    launches.push_back([&, k] {
-      order.push_back(k);
-      cl::Event event;
-      env.queue.enqueueFillBuffer(buffer, cl_int(k), 0, 4096, nullptr, &event);
-      return event;
-    });
-  }
+  for (int k = 0; k < 3; ++k) launches.push_back(recorded_fill(env, buffer, order, k));
   const std::vector<lab::Timing> timings =
       lab::time_launches_in_turns(options, launches, {"a", "b", "c"}, out);
   std::vector<int> expected;
@@ -282,14 +288,7 @@ TEST(Timing, YardstickRunsAfterEveryRun) {
   lab::Env env = lab::open_device(options, out);
   cl::Buffer buffer(env.context, CL_MEM_READ_WRITE, 4096);
   std::vector<char> order;
-  const auto fill = [&](char name) {
-    return [&, name] {
-      order.push_back(name);
-      cl::Event event;
-      env.queue.enqueueFillBuffer(buffer, cl_int(name), 0, 4096, nullptr, &event);
-      return event;
-    };
-  };
+  const auto fill = [&](char name) { return recorded_fill(env, buffer, order, name); };
   lab::Timing timing;
   {
     const lab::InTurnsWith turns(fill('y'));

@@ -61,6 +61,9 @@ class InTurnsWith {
   ~InTurnsWith();
   InTurnsWith(const InTurnsWith&) = delete;
   InTurnsWith& operator=(const InTurnsWith&) = delete;
+
+ private:
+  std::function<cl::Event()> launch_;
 };
 
 // The long-run rule every measurement follows: once a run (a timed one, or a warm-up after the
