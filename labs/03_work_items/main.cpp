@@ -19,6 +19,70 @@ Dims parse_dims(const std::string& what, const std::string& text, std::uint64_t 
   return dims;
 }
 
+// The NDRange the command line asks for: sizes checked, the default local size chosen, the
+// global size padded to whole work-groups with --pad.
+struct Launch {
+  Dims requested, global, local, offset;
+  bool auto_local = false;  // --local auto: the runtime chooses
+};
+
+Launch read_launch(const std::string& global_text, const std::string& local_text,
+                   const std::string& offset_text, bool pad) {
+  Launch l;
+  l.requested = parse_dims("--global", global_text, 1);
+  l.auto_local = local_text == "auto";
+  if (local_text.empty()) {
+    for (const auto g : l.requested) l.local.push_back(g % 4 == 0 ? 4 : (g % 2 == 0 ? 2 : 1));
+  } else if (!l.auto_local) {
+    l.local = parse_dims("--local", local_text, 1);
+  }
+  l.offset =
+      offset_text.empty() ? Dims(l.requested.size(), 0) : parse_dims("--offset", offset_text, 0);
+  if (!l.auto_local && l.local.size() != l.requested.size()) {
+    throw lab::UsageError("--local has " + std::to_string(l.local.size()) +
+                          " sizes but --global has " + std::to_string(l.requested.size()) +
+                          ": give one local size per dimension");
+  }
+  if (l.offset.size() != l.requested.size()) {
+    throw lab::UsageError("--offset needs one value per dimension of --global (" +
+                          std::to_string(l.requested.size()) + ")");
+  }
+  l.global = l.requested;
+  if (pad && !l.auto_local) {
+    for (std::size_t d = 0; d < l.global.size(); ++d) {
+      l.global[d] = lab::round_up(l.global[d], l.local[d]);
+    }
+  }
+  // Each dimension's ids are 32-bit here: global size plus offset stays below 2^32 (each is at
+  // most 2^32 by then, so the sum cannot wrap).
+  for (std::size_t d = 0; d < l.global.size(); ++d) {
+    if (l.global[d] > 0xFFFFFFFFull || l.offset[d] > 0xFFFFFFFFull - l.global[d]) {
+      throw lab::UsageError("global size plus offset must stay below 2^32 in every dimension");
+    }
+  }
+  return l;
+}
+
+// The values every work-item shares, once, then a grid per id unless there are too many.
+void show_ids(const Grid& grid, const lab::HostVector<cl_uint>& records, std::uint64_t items,
+              bool no_grids, bool pad, std::ostream& out) {
+  out << "get_work_dim() = " << records[kWorkDim] << "\n";
+  for (int field = 3; field < kPerDimFields; ++field) {
+    out << kFieldNames[field] << "(d) =";
+    for (int d = 0; d < grid.dims; ++d) out << " " << records[3 * field + d];
+    out << "\n";
+  }
+  const std::uint64_t columns = grid.dims == 1 ? grid.global[0] : grid.global[1];
+  if (no_grids || columns > 64 || items > 4096) {
+    out << "(grids not printed: "
+        << (no_grids ? "--no-grids" : "more than 64 columns or 4096 work-items") << ")\n";
+    return;
+  }
+  out << "Grids: rows are dimension 0, columns dimension 1"
+      << (pad ? "; * marks padding work-items" : "") << "\n";
+  print_grids(grid, records, out);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,38 +101,12 @@ int main(int argc, char** argv) {
         cli.parse();
         const auto& opt = cli.options();
 
-        const Dims requested = parse_dims("--global", global_text, 1);
-        const bool auto_local = local_text == "auto";
-        Dims local;
-        if (local_text.empty()) {
-          for (const auto g : requested) local.push_back(g % 4 == 0 ? 4 : (g % 2 == 0 ? 2 : 1));
-        } else if (!auto_local) {
-          local = parse_dims("--local", local_text, 1);
-        }
-        const Dims offset = offset_text.empty() ? Dims(requested.size(), 0)
-                                                : parse_dims("--offset", offset_text, 0);
-        if (!auto_local && local.size() != requested.size()) {
-          throw lab::UsageError("--local has " + std::to_string(local.size()) +
-                                " sizes but --global has " + std::to_string(requested.size()) +
-                                ": give one local size per dimension");
-        }
-        if (offset.size() != requested.size()) {
-          throw lab::UsageError("--offset needs one value per dimension of --global (" +
-                                std::to_string(requested.size()) + ")");
-        }
-        Dims global = requested;
-        if (pad && !auto_local) {
-          for (std::size_t d = 0; d < global.size(); ++d)
-            global[d] = lab::round_up(global[d], local[d]);
-        }
-        // Each dimension's ids are 32-bit here: global size plus offset stays below 2^32 (each
-        // is at most 2^32 by then, so the sum cannot wrap).
-        for (std::size_t d = 0; d < global.size(); ++d) {
-          if (global[d] > 0xFFFFFFFFull || offset[d] > 0xFFFFFFFFull - global[d]) {
-            throw lab::UsageError(
-                "global size plus offset must stay below 2^32 in every dimension");
-          }
-        }
+        const Launch launch = read_launch(global_text, local_text, offset_text, pad);
+        const Dims& requested = launch.requested;
+        const Dims& global = launch.global;
+        const Dims& local = launch.local;
+        const Dims& offset = launch.offset;
+        const bool auto_local = launch.auto_local;
 
         // 2. Device
         lab::Env env = lab::open_device(opt, cli.out());
@@ -148,22 +186,7 @@ int main(int argc, char** argv) {
         }
 
         // 6. Show: the uniform values once, then the grids
-        auto& out = cli.out();
-        out << "get_work_dim() = " << records[kWorkDim] << "\n";
-        for (int field = 3; field < kPerDimFields; ++field) {
-          out << kFieldNames[field] << "(d) =";
-          for (int d = 0; d < grid.dims; ++d) out << " " << records[3 * field + d];
-          out << "\n";
-        }
-        const std::uint64_t columns = grid.dims == 1 ? grid.global[0] : grid.global[1];
-        if (no_grids || columns > 64 || items > 4096) {
-          out << "(grids not printed: "
-              << (no_grids ? "--no-grids" : "more than 64 columns or 4096 work-items") << ")\n";
-        } else {
-          out << "Grids: rows are dimension 0, columns dimension 1"
-              << (pad ? "; * marks padding work-items" : "") << "\n";
-          print_grids(grid, records, out);
-        }
+        show_ids(grid, records, items, no_grids, pad, cli.out());
 
         // 7. Report
         lab::Report report("work_items", lab::describe_device(env));

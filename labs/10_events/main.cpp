@@ -28,6 +28,45 @@ void parse_wait_on(const std::string& text, events::Setup& setup) {
   }
 }
 
+// The busy and combine kernels on `on`, checked against the arguments the host passes, and
+// launched `opt.warmup` times each (warm-ups).
+events::Kernels build_kernels(const lab::Env& on, const lab::Options& opt, std::uint64_t n,
+                              std::ostream& out) {
+  const lab::Program busy = lab::build_program(on, opt, "events_busy.cl", {}, out);
+  const lab::Program combine = lab::build_program(on, opt, "events_combine.cl", {}, out, false);
+  events::Kernels kernels{lab::make_kernel(busy, {"events_busy",
+                                                  {{"", "ulong", "n"},
+                                                   {"", "uint", "work"},
+                                                   {"", "uint", "salt"},
+                                                   {"global", "uint*", "in"},
+                                                   {"global", "uint*", "out"}}}),
+                          lab::make_kernel(combine, {"events_combine",
+                                                     {{"", "ulong", "n"},
+                                                      {"global", "uint*", "a"},
+                                                      {"global", "uint*", "b"},
+                                                      {"global", "uint*", "c"}}})};
+  // Warm-up: PoCL compiles a kernel for its device on the first launch, which would
+  // otherwise sit inside the first round's timestamps.
+  cl::Buffer scratch(on.context, CL_MEM_READ_WRITE, n * sizeof(cl_uint));
+  for (int w = 0; w < opt.warmup; ++w) {
+    kernels.busy.setArg(0, static_cast<cl_ulong>(n));
+    kernels.busy.setArg(1, static_cast<cl_uint>(1));
+    kernels.busy.setArg(2, static_cast<cl_uint>(0));
+    kernels.busy.setArg(3, scratch);
+    kernels.busy.setArg(4, scratch);
+    kernels.combine.setArg(0, static_cast<cl_ulong>(n));
+    for (cl_uint arg = 1; arg < 4; ++arg) kernels.combine.setArg(arg, scratch);
+    for (const cl::Kernel* kernel : {&kernels.busy, &kernels.combine}) {
+      cl::Event event;
+      on.queue.enqueueNDRangeKernel(*kernel, cl::NullRange, cl::NDRange(n), cl::NullRange, nullptr,
+                                    &event);
+      event.wait();
+      lab::trace_command(event, "", {{"warm-up", true}});
+    }
+  }
+  return kernels;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,42 +115,7 @@ int main(int argc, char** argv) {
 
         // 5. Program + kernels, checked against the arguments the host passes; the sub-devices
         //    part builds them again for its own context
-        setup.build = [&](const lab::Env& on) {
-          const lab::Program busy = lab::build_program(on, opt, "events_busy.cl", {}, cli.out());
-          const lab::Program combine =
-              lab::build_program(on, opt, "events_combine.cl", {}, cli.out(), false);
-          events::Kernels kernels{lab::make_kernel(busy, {"events_busy",
-                                                          {{"", "ulong", "n"},
-                                                           {"", "uint", "work"},
-                                                           {"", "uint", "salt"},
-                                                           {"global", "uint*", "in"},
-                                                           {"global", "uint*", "out"}}}),
-                                  lab::make_kernel(combine, {"events_combine",
-                                                             {{"", "ulong", "n"},
-                                                              {"global", "uint*", "a"},
-                                                              {"global", "uint*", "b"},
-                                                              {"global", "uint*", "c"}}})};
-          // Warm-up: PoCL compiles a kernel for its device on the first launch, which would
-          // otherwise sit inside the first round's timestamps.
-          cl::Buffer scratch(on.context, CL_MEM_READ_WRITE, n * sizeof(cl_uint));
-          for (int w = 0; w < opt.warmup; ++w) {
-            kernels.busy.setArg(0, static_cast<cl_ulong>(n));
-            kernels.busy.setArg(1, static_cast<cl_uint>(1));
-            kernels.busy.setArg(2, static_cast<cl_uint>(0));
-            kernels.busy.setArg(3, scratch);
-            kernels.busy.setArg(4, scratch);
-            kernels.combine.setArg(0, static_cast<cl_ulong>(n));
-            for (cl_uint arg = 1; arg < 4; ++arg) kernels.combine.setArg(arg, scratch);
-            for (const cl::Kernel* kernel : {&kernels.busy, &kernels.combine}) {
-              cl::Event event;
-              on.queue.enqueueNDRangeKernel(*kernel, cl::NullRange, cl::NDRange(n), cl::NullRange,
-                                            nullptr, &event);
-              event.wait();
-              lab::trace_command(event, "", {{"warm-up", true}});
-            }
-          }
-          return kernels;
-        };
+        setup.build = [&](const lab::Env& on) { return build_kernels(on, opt, n, cli.out()); };
         if (lab::Trace* trace = lab::active_trace()) trace->name_queue(env.queue, "in-order queue");
         setup.kernels = setup.build(env);
 

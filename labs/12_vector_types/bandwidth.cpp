@@ -169,6 +169,96 @@ void check_widths(const std::vector<std::uint64_t>& widths) {
   }
 }
 
+namespace {
+
+// The one of `rows` (indices into `results`) with the highest rate.
+std::size_t fastest(const std::vector<std::size_t>& rows, const std::vector<lab::Result>& results) {
+  return *std::max_element(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {
+    return results[a].rate < results[b].rate;
+  });
+}
+
+// Each row whose copy was right gets the best such row as its reference; returns those rows
+// (none when every width's copy was wrong).
+std::vector<std::size_t> rank_widths(Context& c, Bandwidth& result) {
+  std::vector<std::size_t> passed;  // rows whose copy was right, the only ones ranked
+  for (std::size_t k = 0; k < result.rows.size(); ++k) {
+    if (result.rows[k].passed) passed.push_back(k);
+  }
+  if (passed.empty()) {
+    c.out << "best width: none, every width's copy was wrong (see the mismatches above)\n";
+    return passed;
+  }
+  const lab::Result& top_row = result.rows[fastest(passed, result.rows)];
+  for (const std::size_t k : passed) {
+    lab::set_reference(result.rows[k],
+                       {"best width " + top_row.variant, top_row.rate, "GB/s",
+                        "best, " + top_row.variant + " " + rate_text(top_row.rate)});
+  }
+  result.details["best"] = {{"type", top_row.variant}, {"rate_gb_s", top_row.rate}};
+  c.out << "best width: " << top_row.variant << " at " << rate_text(top_row.rate) << "\n";
+  return passed;
+}
+
+// A CPU device's memory is the host's: its copy should reach what memcpy reaches on as many
+// threads as the device has compute units. The right widths take turns with memcpy; the one
+// closest to it, and memcpy's own row, are added to `result`.
+void compare_with_memcpy(Context& c, std::uint64_t n,
+                         const std::vector<std::function<cl::Event()>>& launches,
+                         const std::vector<std::size_t>& passed, Bandwidth& result) {
+  if (!(c.env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU)) return;
+  const lab::Result& top_row = result.rows[fastest(passed, result.rows)];
+  const unsigned threads = c.env.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+  const std::string short_run = lab::too_short_to_compare(top_row.time->median, c.env.device);
+  if (!short_run.empty()) {
+    c.out << "no comparison with memcpy: the best copy's " << short_run << "\n";
+    return;
+  }
+  HostCopy host_copy(n, lab::derive_seed(c.options.seed, 7), threads);
+  std::vector<std::function<cl::Event()>> ranked;
+  for (const std::size_t k : passed) ranked.push_back(launches[k]);
+  const Paired paired = alternate(c.options, ranked, host_copy);
+  std::vector<double> shares;  // per ranked row: the median of its paired ratios
+  std::string list;
+  for (std::size_t i = 0; i < passed.size(); ++i) {
+    const std::string& variant = result.rows[passed[i]].variant;
+    shares.push_back(paired.share(i));
+    result.details["widths"][variant]["memcpy_share"] = shares.back();
+    char part[64];
+    std::snprintf(part, sizeof part, "%s%s %.0f%%", i == 0 ? "" : ", ", variant.c_str(),
+                  100.0 * shares.back());
+    list += part;
+  }
+  const std::size_t closest =
+      std::size_t(std::max_element(shares.begin(), shares.end()) - shares.begin());
+  const std::string& name = result.rows[passed[closest]].variant;
+  const auto rate = [&](const std::vector<double>& seconds) {
+    return lab::gigabytes_per_second(8.0 * double(n), lab::summarize(seconds).median);
+  };
+  lab::Result host = lab::bandwidth_row("memcpy " + std::to_string(threads) + " threads",
+                                        lab::Size("n", std::int64_t(n)), paired.host,
+                                        8.0 * double(n), host_copy.check(c.err), 0);
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "closest to the host's memcpy over %u threads: %s at %.0f%% of it (in the runs "
+                "that alternated with memcpy, %s against %s)",
+                threads, name.c_str(), 100.0 * shares[closest],
+                rate_text(rate(paired.kernel[closest])).c_str(),
+                rate_text(rate(paired.partner[closest])).c_str());
+  c.out << text << "\n";
+  c.out << "each width took turns with memcpy, " << paired.kernel.front().size()
+        << " runs each; the medians of their ratios to it: " << list << "\n";
+  host.add_note(text);
+  result.details["host_memcpy"] = {{"threads", threads},
+                                   {"rate_gb_s", host.rate},
+                                   {"median_s", host.time->median},
+                                   {"best_width", name},
+                                   {"best_width_share", shares[closest]}};
+  result.rows.push_back(host);
+}
+
+}  // namespace
+
 Bandwidth copy_bandwidth(Context& c) {
   const Settings& s = c.settings;
   const std::uint64_t n = s.n;
@@ -261,77 +351,9 @@ Bandwidth copy_bandwidth(Context& c) {
     result.rows.push_back(row);
   }
 
-  // Each width as a fraction of the best that copied correctly.
-  std::vector<std::size_t> passed;  // rows whose copy was right, the only ones ranked
-  for (std::size_t k = 0; k < result.rows.size(); ++k) {
-    if (result.rows[k].passed) passed.push_back(k);
-  }
-  if (passed.empty()) {
-    c.out << "best width: none, every width's copy was wrong (see the mismatches above)\n";
-    return result;
-  }
-  const std::size_t best = *std::max_element(
-      passed.begin(), passed.end(),
-      [&](std::size_t a, std::size_t b) { return result.rows[a].rate < result.rows[b].rate; });
-  const lab::Result& top_row = result.rows[best];
-  for (const std::size_t k : passed) {
-    lab::set_reference(result.rows[k],
-                       {"best width " + top_row.variant, top_row.rate, "GB/s",
-                        "best, " + top_row.variant + " " + rate_text(top_row.rate)});
-  }
-  result.details["best"] = {{"type", top_row.variant}, {"rate_gb_s", top_row.rate}};
-  c.out << "best width: " << top_row.variant << " at " << rate_text(top_row.rate) << "\n";
-
-  // A CPU device's memory is the host's: its copy should reach what memcpy reaches on as many
-  // threads as the device has compute units.
-  if (!(c.env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU)) return result;
-  const unsigned threads = c.env.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
-  const std::string short_run = lab::too_short_to_compare(top_row.time->median, c.env.device);
-  if (!short_run.empty()) {
-    c.out << "no comparison with memcpy: the best copy's " << short_run << "\n";
-    return result;
-  }
-  HostCopy host_copy(n, lab::derive_seed(c.options.seed, 7), threads);
-  std::vector<std::function<cl::Event()>> ranked;
-  for (const std::size_t k : passed) ranked.push_back(launches[k]);
-  const Paired paired = alternate(c.options, ranked, host_copy);
-  std::vector<double> shares;  // per ranked row: the median of its paired ratios
-  std::string list;
-  for (std::size_t i = 0; i < passed.size(); ++i) {
-    const std::string& variant = result.rows[passed[i]].variant;
-    shares.push_back(paired.share(i));
-    result.details["widths"][variant]["memcpy_share"] = shares.back();
-    char part[64];
-    std::snprintf(part, sizeof part, "%s%s %.0f%%", i == 0 ? "" : ", ", variant.c_str(),
-                  100.0 * shares.back());
-    list += part;
-  }
-  const std::size_t closest =
-      std::size_t(std::max_element(shares.begin(), shares.end()) - shares.begin());
-  const std::string& name = result.rows[passed[closest]].variant;
-  const auto rate = [&](const std::vector<double>& seconds) {
-    return lab::gigabytes_per_second(8.0 * double(n), lab::summarize(seconds).median);
-  };
-  lab::Result host = lab::bandwidth_row("memcpy " + std::to_string(threads) + " threads",
-                                        lab::Size("n", std::int64_t(n)), paired.host,
-                                        8.0 * double(n), host_copy.check(c.err), 0);
-  char text[240];
-  std::snprintf(text, sizeof text,
-                "closest to the host's memcpy over %u threads: %s at %.0f%% of it (in the runs "
-                "that alternated with memcpy, %s against %s)",
-                threads, name.c_str(), 100.0 * shares[closest],
-                rate_text(rate(paired.kernel[closest])).c_str(),
-                rate_text(rate(paired.partner[closest])).c_str());
-  c.out << text << "\n";
-  c.out << "each width took turns with memcpy, " << paired.kernel.front().size()
-        << " runs each; the medians of their ratios to it: " << list << "\n";
-  host.add_note(text);
-  result.details["host_memcpy"] = {{"threads", threads},
-                                   {"rate_gb_s", host.rate},
-                                   {"median_s", host.time->median},
-                                   {"best_width", name},
-                                   {"best_width_share", shares[closest]}};
-  result.rows.push_back(host);
+  // Each width as a fraction of the best that copied correctly; on a CPU, against memcpy.
+  const std::vector<std::size_t> passed = rank_widths(c, result);
+  if (!passed.empty()) compare_with_memcpy(c, n, launches, passed, result);
   return result;
 }
 

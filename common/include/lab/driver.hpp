@@ -2,11 +2,14 @@
 // one function that builds, launches and checks one row with one tuning; the driver chooses the
 // rows (--variant), gives each its tuning (the defaults, the tuning cache, the command line, or
 // with --tune a search through the same function), skips a row the sizes cannot fit when several
-// run, and collects the result rows in table order.
+// run, and collects the result rows in table order. prepare_kernel, which that function calls
+// first, turns the row's table cells into a built kernel checked against the device.
 #pragma once
 
 #include "lab/cli.hpp"
 #include "lab/device.hpp"
+#include "lab/ndrange.hpp"
+#include "lab/program.hpp"
 #include "lab/report.hpp"
 #include "lab/tuner.hpp"
 #include "lab/variants.hpp"
@@ -20,6 +23,78 @@
 #include <vector>
 
 namespace lab {
+
+// A variant's kernel, built and checked against the device before any launch.
+struct PreparedKernel {
+  Program program;
+  cl::Kernel kernel;
+  NDRangePlan range;
+  std::string tuning;  // "TS=16", the variant's tunables
+};
+
+// What prepare_kernel needs from a row, with its functions already applied.
+struct KernelPlan {
+  std::string family;
+  std::string kernel_file;
+  KernelSignature signature;
+  Defines defines;
+  NDRangePlan range;
+  std::uint64_t declared_local_bytes = 0;  // the row's count of the kernel's __local arrays
+  LaunchLimits limits;
+  std::string tuning;
+  bool main_file = true;  // false: a kernel the lab runs besides the chosen variant's own
+};
+
+// The shared launch path: refuses a work-group above the device's limit and declared __local
+// arrays above its local memory before building (with the tunable to change), builds the kernel
+// with the defines, checks its name and arguments, and checks the launch against the compiled
+// kernel's limits (lab::check_ndrange).
+PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
+                              const KernelPlan& plan);
+
+// The same from a family's row: `fixed` are the family's own defines (the element type), and
+// `signature` the arguments the family passes (its name is the row's kernel_name). A kernel the
+// lab runs besides the chosen variant's own (the transposes around coalescing's scan) passes
+// main_file false: --kernel-file does not replace it.
+template <typename Size, typename Extra>
+PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
+                              const Family<Size, Extra>& family,
+                              const Variant<Size, Extra>& variant, const Size& size,
+                              const Tuning& tuning, Defines fixed, KernelSignature signature,
+                              std::size_t element, bool main_file = true) {
+  if (variant.fits) {
+    const std::string why = variant.fits(size, tuning);
+    if (!why.empty()) throw UsageError(why);
+  }
+  KernelPlan plan;
+  plan.family = family.name;
+  plan.kernel_file = variant.kernel_file;
+  signature.name = variant.kernel_name;
+  plan.signature = std::move(signature);
+  plan.defines = std::move(fixed);
+  for (auto& define : tunable_defines(family.tunables, variant.tunables, tuning)) {
+    plan.defines.push_back(std::move(define));
+  }
+  if (variant.derived) {
+    for (auto& define : variant.derived(size, tuning)) plan.defines.push_back(std::move(define));
+  }
+  plan.range = variant.plan(size, tuning);
+  plan.limits.private_bytes = variant.private_bytes ? variant.private_bytes(tuning, element) : 0;
+  plan.declared_local_bytes = variant.local_bytes ? variant.local_bytes(tuning, element) : 0;
+  plan.limits.dynamic_local_bytes =
+      variant.dynamic_local_bytes ? variant.dynamic_local_bytes(tuning, element) : 0;
+  plan.limits.group_advice =
+      limit_advice(family.tunables, variant.tunables, kGrowsGroup, "choose a smaller local size");
+  plan.limits.local_advice =
+      limit_advice(family.tunables, variant.tunables, kGrowsLocal, "choose smaller tiles");
+  plan.limits.private_advice =
+      limit_advice(family.tunables, variant.tunables, kGrowsPrivate | kGrowsGroup,
+                   "choose a smaller local size");
+  plan.tuning = tuning.text(variant.tunables);
+  plan.limits.tuning = plan.tuning;
+  plan.main_file = main_file;
+  return prepare_kernel(env, options, out, plan);
+}
 
 // Where one run of a row prints, and with which options. A tuner's trial is quiet (its lines are
 // discarded) and makes 1 warm-up and 3 timed runs.
