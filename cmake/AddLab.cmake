@@ -133,7 +133,8 @@ function(add_lab name)
 
   file(APPEND ${CMAKE_BINARY_DIR}/labs.txt "${name}\n")
   foreach(component labs student)  # the full edition and the student edition
-    install(TARGETS ${name} RUNTIME DESTINATION ${LAB_INSTALL_LAB_DIR} COMPONENT ${component})
+    lab_edition(edition ${component})
+    install(TARGETS ${name} RUNTIME DESTINATION ${LAB_INSTALL_LAB_DIR} ${edition})
   endforeach()
 
   if(BUILD_TESTING AND LAB_BUILD_TESTS)

@@ -17,8 +17,20 @@
 # Component `labs` is that full edition. Component `student` is the edition to hand out: the same
 # launcher, labs and handouts, without the instructor key, and with each exercised kernel in
 # share/opencl-labs/kernels replaced by its skeleton, so a lab run on an unfinished exercise
-# fails with the exercise's sentence instead of running the answer.
+# fails with the exercise's sentence instead of running the answer. Only a component install
+# (`cmake --install build --component student`) puts the student edition in: a plain install is
+# the full edition, and the two never mix in one prefix.
 include(GNUInstallDirs)
+
+# lab_edition(OUT COMPONENT): the install() arguments that put a rule in COMPONENT (labs or
+# student); the student edition's rules are left out of a plain install.
+function(lab_edition out component)
+  set(args COMPONENT ${component})
+  if(component STREQUAL student)
+    list(APPEND args EXCLUDE_FROM_ALL)
+  endif()
+  set(${out} ${args} PARENT_SCOPE)
+endfunction()
 
 set(LAB_LAUNCHER opencl-labs)
 set(LAB_INSTALL_LAB_DIR ${CMAKE_INSTALL_LIBEXECDIR}/opencl-labs)
@@ -78,9 +90,10 @@ endfunction()
 # FILES may be a glob, expanded when installing.
 function(_lab_install_staged files destination)
   foreach(component IN LISTS ARGN)
+    lab_edition(edition ${component})
     install(CODE "file(GLOB FILES \"${files}\")
 set(DESTINATION \"${destination}\")
-include(\"${PROJECT_SOURCE_DIR}/cmake/install_with_prefix.cmake\")" COMPONENT ${component})
+include(\"${PROJECT_SOURCE_DIR}/cmake/install_with_prefix.cmake\")" ${edition})
   endforeach()
 endfunction()
 
@@ -102,8 +115,9 @@ function(lab_install_shared)
   add_custom_target(lab_installed_texts ALL DEPENDS ${texts})
 
   foreach(component labs student)
+    lab_edition(edition ${component})
     install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${LAB_INSTALL_DOC_DIR}
-            RENAME copyright COMPONENT ${component})
+            RENAME copyright ${edition})
   endforeach()
   install(DIRECTORY ${LAB_BIN_DIR}/kernels/ DESTINATION ${LAB_INSTALL_SHARE_DIR}/kernels
           COMPONENT labs FILES_MATCHING PATTERN "*.cl")
@@ -111,12 +125,13 @@ function(lab_install_shared)
   # folder by an exercise since removed is not installed), and the student edition's kernels:
   # each exercised one as its skeleton.
   foreach(component labs student)
+    lab_edition(edition ${component})
     install(CODE "set(EXERCISES \"${LAB_EXERCISE_LIST}\")
 set(KERNELS \"${LAB_BIN_DIR}/kernels\")
 set(SKELETONS \"${LAB_INSTALL_STAGE_DIR}/exercises\")
 set(SHARE \"${LAB_INSTALL_SHARE_DIR}\")
 set(COMPONENT ${component})
-include(\"${PROJECT_SOURCE_DIR}/cmake/install_skeletons.cmake\")" COMPONENT ${component})
+include(\"${PROJECT_SOURCE_DIR}/cmake/install_skeletons.cmake\")" ${edition})
   endforeach()
 
   # The instructor key's solutions, cut from the kernels the exercises come from.

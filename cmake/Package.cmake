@@ -15,10 +15,10 @@ set(CPACK_PACKAGE_DESCRIPTION
     "Small OpenCL programs, one per topic of a GPU programming course: device\n"
     "information, vector addition, work-item ids, matrix multiplication from naive\n"
     "to register-tiled, reductions, transposes and coalescing, buffer flags,\n"
-    "profiling, events, memory spaces and vector types. Every lab checks its device\n"
-    "result against a CPU reference, times its kernels from OpenCL profiling events\n"
-    "and explains the usual student mistakes in a sentence. Run opencl-labs for the\n"
-    "tour, or opencl-labs LAB --help.")
+    "profiling, events, memory spaces, vector types, scans and histograms. Every lab\n"
+    "checks its device result against a CPU reference, times its kernels from\n"
+    "OpenCL profiling events and explains the usual student mistakes in a sentence.\n"
+    "Run opencl-labs for the tour, or opencl-labs LAB --help.")
 string(REPLACE ";" "" CPACK_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_GENERATOR DEB TGZ)

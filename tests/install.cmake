@@ -1,4 +1,5 @@
-# install.cmake: the suite as an installed user has it. Installs the labs component into a
+# install.cmake: the suite as an installed user has it. Checks that a plain install is the full
+# edition (the build's kernels, the instructor key). Installs the labs component into a
 # temporary prefix, moves the prefix, then runs every lab once through the installed launcher
 # (each lab's short run from labs-quick.txt, with --json) and checks that it passed, that every
 # kernel it built came from the moved prefix's share folder, that `--help` and errors name the
@@ -6,6 +7,28 @@
 # handouts name the installed command, and that no installed file names the source or build tree.
 #   cmake -DBUILD=DIR -DSOURCE=DIR -DWORK=DIR -P install.cmake
 file(REMOVE_RECURSE ${WORK})
+
+# A plain install, as the README gives it, is the full edition: every kernel as the build made
+# it (the student edition's skeletons come only with --component student) and the instructor key.
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/plain
+                RESULT_VARIABLE code OUTPUT_VARIABLE log ERROR_VARIABLE log)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "cmake --install (every component) failed (${code}):\n${log}")
+endif()
+file(GLOB built_kernels RELATIVE ${BUILD}/bin/kernels ${BUILD}/bin/kernels/*.cl)
+foreach(kernel IN LISTS built_kernels)
+  file(SHA256 ${BUILD}/bin/kernels/${kernel} want)
+  file(SHA256 ${WORK}/plain/share/opencl-labs/kernels/${kernel} got)
+  if(NOT got STREQUAL want)
+    message(FATAL_ERROR "a plain install's share/opencl-labs/kernels/${kernel} is not the "
+                        "build's kernel (a student skeleton installed over it?)")
+  endif()
+endforeach()
+if(NOT EXISTS ${WORK}/plain/share/doc/opencl-labs/docs/instructor/solutions.md)
+  message(FATAL_ERROR "a plain install lacks the instructor key's solutions.md")
+endif()
+file(REMOVE_RECURSE ${WORK}/plain)
+
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/first
                         --component labs
                 RESULT_VARIABLE code OUTPUT_VARIABLE log ERROR_VARIABLE log)
@@ -77,7 +100,8 @@ endif()
 string(JOIN "|" lab_names ${labs})
 file(GLOB texts ${prefix}/share/opencl-labs/exercises/*)
 foreach(text IN LISTS handouts texts)
-  file(STRINGS ${text} stale REGEX "scripts/labs\\.sh|build/bin/(${lab_names}|exercises)")
+  file(STRINGS ${text} stale
+       REGEX "scripts/labs\\.sh|build/bin/(${lab_names}|exercises)|`(${lab_names}) -")
   if(stale)
     message(FATAL_ERROR "${text} still names the build tree's commands:\n${stale}")
   endif()
