@@ -32,6 +32,11 @@ phase() {
   echo "== $name: $((SECONDS - phase_start)) s"
 }
 
+# Tests labelled sanitizer_pass (fuzz seeds that the sanitizer pass runs, with its stricter
+# checks) run in the default pass only when there is no sanitizer pass.
+if [[ $sanitize -eq 1 ]]; then
+  ctest_args+=(-LE '^sanitizer_pass$')
+fi
 phase "build (default preset)" scripts/build.sh default
 phase "ctest (default preset)" ctest --preset default -j "$(nproc)" "${ctest_args[@]}"
 

@@ -27,7 +27,7 @@ constexpr std::uint64_t kPrivateMaxBins = 64;
 // global_atomics, local_atomics, private, replicated.
 const Family& family();
 
-// A GPU: groups of 256, 16 per compute unit, 8 copies or as many as half its local memory holds
+// A GPU: groups of 256, 8 per compute unit, 8 copies or as many as half its local memory holds
 // for `bins`. A CPU: one group of one work-item per compute unit, one copy.
 lab::Tuning default_tuning(const cl::Device& device, std::uint64_t bins);
 
