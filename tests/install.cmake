@@ -3,7 +3,8 @@
 # temporary prefix, moves the prefix, then runs every lab once through the installed launcher
 # (each lab's short run from labs-quick.txt, with --json) and checks that it passed, that every
 # kernel it built came from the moved prefix's share folder, that `--help` and errors name the
-# command as typed (opencl-labs LAB), that the tests component stayed out, that the installed
+# command as typed (opencl-labs LAB), that the tests component stayed out, that the launcher names
+# every place it looked when it finds no labs or no unit tests, that the installed
 # handouts name the installed command, and that no installed file names the source or build tree.
 #   cmake -DBUILD=DIR -DSOURCE=DIR -DWORK=DIR -P install.cmake
 file(REMOVE_RECURSE ${WORK})
@@ -87,6 +88,17 @@ endif()
 execute_process(COMMAND ${launcher} no_such_lab ERROR_VARIABLE error RESULT_VARIABLE code)
 if(NOT code EQUAL 2 OR NOT error MATCHES "no lab named 'no_such_lab'")
   message(FATAL_ERROR "an unknown lab gave exit ${code} and: ${error}")
+endif()
+
+# Where the launcher looked, when it finds nothing: every place it tried, in the sentence.
+execute_process(COMMAND ${launcher} --self-test ERROR_VARIABLE error RESULT_VARIABLE code)
+if(NOT code EQUAL 3 OR NOT error MATCHES "the unit tests are not installed \\(not in [^ ]+ or [^ ]+\\)")
+  message(FATAL_ERROR "--self-test without the tests component gave exit ${code} and: ${error}")
+endif()
+file(COPY ${launcher} DESTINATION ${WORK}/alone)
+execute_process(COMMAND ${WORK}/alone/opencl-labs ERROR_VARIABLE error RESULT_VARIABLE code)
+if(NOT code EQUAL 3 OR NOT error MATCHES "the labs are not in ${WORK}/alone or [^ ]+: ")
+  message(FATAL_ERROR "a launcher without labs gave exit ${code} and: ${error}")
 endif()
 
 # The installed handouts and skeletons name the installed command (the README and docs/ describe

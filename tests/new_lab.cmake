@@ -36,7 +36,7 @@ endif()
 # Unoptimised and without debug information: the copy only has to build and pass, and -O0 halves
 # the time it takes to compile lab::common again.
 run("configure" ${CMAKE_COMMAND} -S ${WORK}/src -B ${WORK}/build -DCMAKE_BUILD_TYPE=Debug
-    "-DCMAKE_CXX_FLAGS_DEBUG=-O0" ${cache})
+    "-DCMAKE_CXX_FLAGS_DEBUG=-O0" -DCMAKE_UNITY_BUILD=ON ${cache})
 run("build" ${CMAKE_COMMAND} --build ${WORK}/build --target ${NAME} -j 2)
 file(STRINGS ${WORK}/build/labs.txt tour)
 if(NOT NAME IN_LIST tour)

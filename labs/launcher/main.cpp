@@ -15,6 +15,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -24,6 +25,9 @@ namespace fs = std::filesystem;
 // Filled in by CMake: the labs in course order, and where the installed tree keeps them,
 // relative to this program's folder.
 const std::vector<std::string> kLabs = {LAB_LAUNCHER_LABS};
+// Each lab's short run, for --quick: tiny sizes, one repetition (a lab without one runs as in the
+// tour).
+const std::vector<std::pair<std::string, std::string>> kQuick = {LAB_LAUNCHER_QUICK};
 constexpr const char* kVersion = LAB_LAUNCHER_VERSION;
 constexpr const char* kInstalledLabs = LAB_LAUNCHER_LAB_DIR;     // "../libexec/opencl-labs"
 constexpr const char* kInstalledDocs = LAB_LAUNCHER_DOC_DIR;     // "../share/doc/opencl-labs"
@@ -39,12 +43,29 @@ fs::path own_folder() {
   return error ? fs::path(".") : self.parent_path();
 }
 
-// The folder that holds the labs: beside this program (a build tree), else the installed one.
-fs::path lab_folder() {
+// The places the labs may be, in the order they are tried: beside this program (a build tree),
+// then the installed folder.
+std::vector<fs::path> lab_places() {
   const fs::path here = own_folder();
+  return {here, (here / kInstalledLabs).lexically_normal()};
+}
+
+// The first of lab_places() that holds the labs, or an empty path.
+fs::path lab_folder() {
   std::error_code error;
-  if (fs::is_regular_file(here / kLabs.front(), error)) return here;
-  return (here / kInstalledLabs).lexically_normal();
+  for (const fs::path& place : lab_places()) {
+    if (fs::is_regular_file(place / kLabs.front(), error)) return place;
+  }
+  return {};
+}
+
+// "A or B": the places tried, for an error that says where it looked.
+std::string places_text(const std::vector<fs::path>& places) {
+  std::string text;
+  for (std::size_t i = 0; i < places.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == places.size() ? " or " : ", ") + places[i].string();
+  }
+  return text;
 }
 
 bool is_lab(const std::string& name) {
@@ -64,6 +85,7 @@ void usage(const std::string& me, const fs::path& labs, std::ostream& out) {
   const fs::path here = own_folder();
   const bool installed = labs != here;
   out << "Usage: " << me << "              run every lab once (the tour), one line each\n"
+      << "       " << me << " --quick      the tour at tiny sizes: does every lab work here?\n"
       << "       " << me << " LAB [ARGS]   run one lab; " << me << " LAB --help for its options\n"
       << "       " << me << " --self-test  run the unit tests of the labs' shared library\n"
       << "       " << me << " --version\n"
@@ -107,9 +129,22 @@ int run_lab(const fs::path& program, const std::vector<std::string>& args,
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : kRuntime;
 }
 
+// The arguments of `lab`'s short run, split at spaces (none for a lab without one).
+std::vector<std::string> quick_args(const std::string& lab) {
+  std::vector<std::string> args;
+  for (const auto& [name, text] : kQuick) {
+    if (name != lab) continue;
+    std::istringstream words(text);
+    for (std::string word; words >> word;) args.push_back(word);
+  }
+  return args;
+}
+
 // The tour: every lab with --summary, a line per result; a failed lab's last error line and its
-// first mismatches. Exit 0 when every lab passed, else 1.
-int tour(const fs::path& labs) {
+// first mismatches. With `quick`, each lab's short run instead of its defaults: seconds in all,
+// a check that every lab and its kernels work on this machine. Exit 0 when every lab passed,
+// else 1.
+int tour(const fs::path& labs, bool quick) {
   std::printf("%-12s %-24s %-20s %-26s %11s %-30s %s\n", "lab", "device", "variant", "size",
               "median", "rate", "status");
   char name[] = "/tmp/opencl-labs-XXXXXX";
@@ -122,7 +157,9 @@ int tour(const fs::path& labs) {
   const std::string errors = name;
   int passed = 0, failed = 0;
   for (const auto& lab : kLabs) {
-    const int code = run_lab(labs / lab, {"--summary"}, errors);
+    std::vector<std::string> args = quick ? quick_args(lab) : std::vector<std::string>{};
+    args.push_back("--summary");
+    const int code = run_lab(labs / lab, args, errors);
     std::ifstream in(errors);
     std::vector<std::string> lines, mismatches;
     for (std::string line; std::getline(in, line);) {
@@ -154,13 +191,14 @@ int main(int argc, char** argv) {
                              : fs::path(argv[0]).filename().string();
   const fs::path labs = lab_folder();
   std::error_code error;
-  if (!fs::is_directory(labs, error)) {
-    std::cerr << me << ": error: the labs are not in " << labs.string()
+  if (labs.empty()) {
+    std::cerr << me << ": error: the labs are not in " << places_text(lab_places())
               << ": reinstall the package, or run the labs from the build tree (build/bin)\n";
     return kRuntime;
   }
-  if (argc < 2) return tour(labs);
+  if (argc < 2) return tour(labs, false);
   const std::string first = argv[1];
+  if (first == "--quick" && argc == 2) return tour(labs, true);
   if (first == "-h" || first == "--help" || first == "help") {
     usage(me, labs, std::cout);
     return 0;
@@ -171,12 +209,15 @@ int main(int argc, char** argv) {
   }
   if (first == "--self-test") {
     // Installed beside the labs; in a build tree, build/tests/unit_tests.
-    std::string tests = (labs / "tests" / "unit_tests").string();
-    if (!fs::is_regular_file(tests, error)) {
-      tests = (own_folder() / ".." / "tests" / "unit_tests").lexically_normal().string();
+    const std::vector<fs::path> places = {
+        labs / "tests" / "unit_tests",
+        (own_folder() / ".." / "tests" / "unit_tests").lexically_normal()};
+    std::string tests;
+    for (const fs::path& place : places) {
+      if (tests.empty() && fs::is_regular_file(place, error)) tests = place.string();
     }
-    if (!fs::is_regular_file(tests, error)) {
-      std::cerr << me << ": error: the unit tests are not installed (" << tests
+    if (tests.empty()) {
+      std::cerr << me << ": error: the unit tests are not installed (not in " << places_text(places)
                 << "): install the opencl-labs-tests package, or cmake --install with "
                    "--component tests\n";
       return kRuntime;
