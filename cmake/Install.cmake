@@ -10,7 +10,7 @@
 #   share/doc/opencl-labs/                  README, docs/ and every handout (labs/NN_NAME/), with
 #                                           `scripts/labs.sh LAB` and `build/bin/LAB` written as
 #                                           `opencl-labs LAB`; the licence as copyright
-#   share/doc/opencl-labs/instructor/      the instructor key: docs/instructor/ and every
+#   share/doc/opencl-labs/docs/instructor/ the instructor key: docs/instructor/ and every
 #                                           exercise's solution (solutions.md)
 #   libexec/opencl-labs/tests/unit_tests    the unit tests (component `tests`)
 #

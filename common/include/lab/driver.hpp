@@ -1,9 +1,10 @@
 // driver.hpp: the run path of a variant lab, written once. The lab gives its table, its sizes and
 // one function that builds, launches and checks one row with one tuning; the driver chooses the
-// rows (--variant), gives each its tuning (the defaults, the tuning cache, the command line, or
-// with --tune a search through the same function), skips a row the sizes cannot fit when several
-// run, and collects the result rows in table order. prepare_kernel, which that function calls
-// first, turns the row's table cells into a built kernel checked against the device.
+// rows (--variant), gives each its tuning (the defaults, the recorded settings, the tuning cache,
+// the command line, or with --tune a search through the same function), skips a row the sizes
+// cannot fit when several run, and collects the result rows in table order. prepare_kernel,
+// which that function calls first, turns the row's table cells into a built kernel checked
+// against the device.
 #pragma once
 
 #include "lab/cli.hpp"
