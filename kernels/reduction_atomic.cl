@@ -14,16 +14,17 @@
 #ifndef VW
 #define VW 4  // elements per vector load: 1, 2, 4, 8 or 16
 #endif
-#define XPASTE(a, b) a##b
-#define PASTE(a, b) XPASTE(a, b)  // pastes what a and b expand to: PASTE(REAL, VW) is int4
+#if VW != 1 && VW != 2 && VW != 4 && VW != 8 && VW != 16
+#error "VW must be 1, 2, 4, 8 or 16: the widths of OpenCL's vector types"
+#endif
+#define CAT(a, b) a##b
+#define XCAT(a, b) CAT(a, b)  // pastes what a and b expand to: XCAT(REAL, VW) is int4
 #if VW == 1
 #define REALV REAL
 #define LOADV(p, v) ((p)[v])
-#elif VW == 2 || VW == 4 || VW == 8 || VW == 16
-#define REALV PASTE(REAL, VW)
-#define LOADV(p, v) PASTE(vload, VW)(v, p)
 #else
-#error "VW must be 1, 2, 4, 8 or 16: the widths of OpenCL's vector types"
+#define REALV XCAT(REAL, VW)
+#define LOADV(p, v) XCAT(vload, VW)(v, p)
 #endif
 #if DOT
 #define TERM(i) (x[i] * y[i])
@@ -44,7 +45,7 @@ __kernel void reduction_atomic(const ulong n, __global const REAL* x, __global c
   sum = acc;
 #else
   REAL lanes[VW];
-  PASTE(vstore, VW)(acc, 0, lanes);
+  XCAT(vstore, VW)(acc, 0, lanes);
   for (int k = 0; k < VW; ++k) sum += lanes[k];
 #endif
   for (size_t i = n / VW * VW + get_global_id(0); i < n; i += get_global_size(0)) sum += TERM(i);

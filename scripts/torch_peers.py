@@ -16,6 +16,7 @@ session as the labs, so that the figures compare.
 """
 import argparse
 import sys
+import time
 
 
 def size(text):

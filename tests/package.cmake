@@ -2,9 +2,11 @@
 # build into WORK, then for each .deb: its file list holds only /usr paths and nothing of the
 # build or source tree, its control fields depend on the OpenCL ICD loader and recommend PoCL, and
 # lintian (when installed) reports no error. The labs package is unpacked with dpkg -x into a
-# folder of its own and the tour (opencl-labs, no arguments) must pass from there. The .tar.gz
-# (cpack TGZ) must hold the build's kernels and run vector_add from where it is unpacked.
+# folder of its own; it must be the full edition (full_edition.cmake) and the tour (opencl-labs, no
+# arguments) must pass from there. The .tar.gz (cpack TGZ) must be the full edition too and run
+# vector_add from where it is unpacked.
 #   cmake -DBUILD=DIR -DSOURCE=DIR -DWORK=DIR -P package.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/full_edition.cmake)
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 execute_process(COMMAND cpack -G DEB -B ${WORK} --config ${BUILD}/CPackConfig.cmake
@@ -62,6 +64,7 @@ execute_process(COMMAND dpkg -x ${labs_deb} ${WORK}/root RESULT_VARIABLE code)
 if(NOT code EQUAL 0)
   message(FATAL_ERROR "dpkg -x ${labs_deb} failed (${code})")
 endif()
+expect_full_edition(${WORK}/root/usr "the opencl-labs package")
 execute_process(COMMAND ${WORK}/root/usr/bin/opencl-labs RESULT_VARIABLE code
                 OUTPUT_VARIABLE tour ERROR_VARIABLE errors)
 if(NOT code EQUAL 0 OR NOT tour MATCHES "labs: [1-9][0-9]* passed, 0 failed")
@@ -70,8 +73,8 @@ endif()
 string(REGEX MATCH "labs: [0-9]+ passed, 0 failed" summary "${tour}")
 message(STATUS "${count} packages; the tour from the unpacked ${labs_deb}: ${summary}")
 
-# The .tar.gz is the full edition too (the build's kernels, not the student skeletons), and runs
-# from wherever it is unpacked.
+# The .tar.gz is the full edition too (the build's kernels, not the student skeletons, and the
+# instructor key), and runs from wherever it is unpacked.
 execute_process(COMMAND cpack -G TGZ -B ${WORK}/tgz --config ${BUILD}/CPackConfig.cmake
                 WORKING_DIRECTORY ${BUILD} RESULT_VARIABLE code OUTPUT_VARIABLE log
                 ERROR_VARIABLE log)
@@ -83,15 +86,7 @@ file(MAKE_DIRECTORY ${WORK}/tgz/root)
 execute_process(COMMAND ${CMAKE_COMMAND} -E tar xzf ${tarballs}
                 WORKING_DIRECTORY ${WORK}/tgz/root RESULT_VARIABLE code)
 file(GLOB unpacked ${WORK}/tgz/root/*)
-file(GLOB built_kernels RELATIVE ${BUILD}/bin/kernels ${BUILD}/bin/kernels/*.cl)
-foreach(kernel IN LISTS built_kernels)
-  file(SHA256 ${BUILD}/bin/kernels/${kernel} want)
-  file(SHA256 ${unpacked}/share/opencl-labs/kernels/${kernel} got)
-  if(NOT got STREQUAL want)
-    message(FATAL_ERROR "${tarballs} holds a share/opencl-labs/kernels/${kernel} that is not the "
-                        "build's kernel")
-  endif()
-endforeach()
+expect_full_edition(${unpacked} ${tarballs})
 execute_process(COMMAND ${unpacked}/bin/opencl-labs vector_add -n 1009 RESULT_VARIABLE code
                 OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(NOT code EQUAL 0)
