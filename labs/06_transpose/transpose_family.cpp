@@ -10,6 +10,13 @@ lab::NDRangePlan plan_tiles(const Dims& d, const lab::Tuning& t) {
   return {{lab::round_up(d.width, tile), lab::round_up(d.height, tile)}, {tile, tile}};
 }
 
+// The columns of B that aligned's groups must span: height, and ALIGN - 1 more when rows of B
+// start between ALIGN-element boundaries (their pieces move left by up to ALIGN - 1).
+std::uint64_t shifted_reach(const Dims& d, const lab::Tuning& t) {
+  const std::uint64_t align = t.whole("ALIGN");
+  return std::uint64_t(d.height) + (d.height % align == 0 ? 0 : align - 1);
+}
+
 // `pad` columns past TILE in its local tile, or no tile when negative.
 Variant row(const char* name, const char* summary, int pad) {
   Variant v;
@@ -46,12 +53,13 @@ Family make_family() {
   multi_tile.name = "MULTI_TILE";
   multi_tile.option = "--multi-tile";
   multi_tile.meaning =
-      "multi: its tile side (the kernel's TILE): work-groups of MULTI_TILE x MULTI_TILE/ROWS";
+      "multi, aligned: their tile side (the kernel's TILE): work-groups of MULTI_TILE x "
+      "MULTI_TILE/ROWS";
   multi_tile.define = false;  // passed as -DTILE
   lab::Tunable rows = tile;
   rows.name = "ROWS";
   rows.option = "--rows-per-item";
-  rows.meaning = "multi: elements of a tile column each work-item moves (divides TILE)";
+  rows.meaning = "multi, aligned: elements of a tile column each work-item moves (divides TILE)";
   rows.candidates = {1, 2, 4, 8, 16};
   rows.grows = lab::kGrowsNothing;
   lab::Tunable block_rows = rows;
@@ -67,7 +75,14 @@ Family make_family() {
   strip.candidates = {1, 2, 4, 16, 64};
   strip.define = false;
   strip.grows = lab::kGrowsGroup;
-  f.tunables = {tile, multi_tile, rows, block_rows, strip};
+  lab::Tunable align = rows;
+  align.name = "ALIGN";
+  align.option = "--align";
+  align.meaning =
+      "aligned: elements between write boundaries in B's rows (8 floats: a 32-byte sector)";
+  align.candidates = {1, 4, 8, 16, 32};
+  align.grows = lab::kGrowsLocal;
+  f.tunables = {tile, multi_tile, rows, align, block_rows, strip};
 
   Variant copy = row("copy", "B = A with the same launch: the ceiling", -1);
   copy.extra.transposes = false;
@@ -98,6 +113,29 @@ Family make_family() {
   };
   f.variants.push_back(multi);
 
+  // aligned: multi's tile and group, each row of B cut at multiples of ALIGN elements. Its groups
+  // along A's rows reach ALIGN - 1 columns of B further when the rows are shifted.
+  Variant aligned = multi;
+  aligned.name = "aligned";
+  aligned.summary = "multi, each row of B written from ALIGN-element boundaries";
+  aligned.kernel_file = "transpose_aligned.cl";
+  aligned.kernel_name = "transpose_aligned";
+  aligned.tunables = {"MULTI_TILE", "ROWS", "ALIGN"};
+  aligned.plan = [](const Dims& d, const lab::Tuning& t) -> lab::NDRangePlan {
+    const std::uint64_t tile = t.whole("MULTI_TILE"),
+                        step = std::max<std::uint64_t>(1, tile / t.whole("ROWS"));
+    return {{lab::round_up(d.width, tile), lab::ceil_div(shifted_reach(d, t), tile) * step},
+            {tile, step}};
+  };
+  // Every access is checked.
+  aligned.covers = [](const Dims& d, const lab::Tuning&) -> std::vector<std::uint64_t> {
+    return {std::uint64_t(d.height), std::uint64_t(d.width)};
+  };
+  aligned.local_bytes = [](const lab::Tuning& t, std::size_t element) {
+    return (t.whole("MULTI_TILE") + t.whole("ALIGN")) * (t.whole("MULTI_TILE") + 1) * element;
+  };
+  f.variants.push_back(aligned);
+
   Variant blocks = row("blocks", "8 x 8 blocks in registers, no local memory: for CPUs", -1);
   blocks.tunables = {"BLOCK_ROWS", "STRIP"};
   blocks.plan = [](const Dims& d, const lab::Tuning& t) -> lab::NDRangePlan {
@@ -127,11 +165,13 @@ lab::Tuning default_tuning(const cl::Device& device) {
   return gpu ? lab::Tuning().with({{"TILE", 16},
                                    {"MULTI_TILE", 64},
                                    {"ROWS", 16},
+                                   {"ALIGN", 8},
                                    {"BLOCK_ROWS", 8},
                                    {"STRIP", 64}})
              : lab::Tuning().with({{"TILE", 16},
                                    {"MULTI_TILE", 16},
                                    {"ROWS", 16},
+                                   {"ALIGN", 8},
                                    {"BLOCK_ROWS", 32},
                                    {"STRIP", 4}});
 }

@@ -1,0 +1,61 @@
+// transpose_aligned.cl: multi's tile, with every row of B written in pieces that start on a
+// multiple of ALIGN elements. When B's rows (height elements long) are not a multiple of ALIGN,
+// row k of B starts (k * height) % ALIGN elements past a boundary, so a tile's TILE-wide store
+// covers a piece of a memory sector at each end, and the neighbouring tile writes the rest of that
+// sector some time later. Partly written sectors are what make an odd-shaped transpose slow on a
+// GPU (an H100: 68% of the copy kernel at 8193 x 8192, 93% at 8192 x 8193, where only the reads
+// are unaligned). Here each row of B is cut at its own boundaries: the tile's piece of row k is
+// shifted left by s = (k * height) % ALIGN, so it reads TILE + ALIGN rows of A to have every
+// column a shifted piece may need.
+// A tile wholly inside A, with all its rows of B inside B, goes without a test per element.
+// Indices: j the column of A this work-item reads; r walks tile rows; k a row of B, s its shift.
+#ifndef REAL
+#define REAL float  // element type: float or int
+#endif
+#ifndef TILE
+#define TILE 32  // tile side
+#endif
+#ifndef ROWS
+#define ROWS 4  // elements per work-item; the work-group is TILE x (TILE / ROWS)
+#endif
+#ifndef ALIGN
+#define ALIGN 8  // elements between write boundaries: 8 floats make a 32-byte sector
+#endif
+#if TILE % ROWS != 0
+#error "ROWS must divide TILE: each work-item moves ROWS rows of its tile"
+#endif
+#if ALIGN < 1 || ALIGN > TILE
+#error "ALIGN must be between 1 and TILE: a row's piece moves left by less than ALIGN"
+#endif
+#define STEP (TILE / ROWS)  // rows between a work-item's elements, the group's height
+
+__kernel __attribute__((reqd_work_group_size(TILE, STEP, 1))) void transpose_aligned(
+    const int height, const int width, __global const REAL* A, __global REAL* B) {
+  // Row ALIGN of the tile is row `top` of A; the ALIGN rows above it feed the shifted pieces.
+  __local REAL tile[TILE + ALIGN][TILE + 1];
+  const int tj = get_local_id(0), ti = get_local_id(1);
+  const int top = get_group_id(1) * TILE, left = get_group_id(0) * TILE;
+  const int j = left + tj;
+  // When height is a multiple of ALIGN no row is shifted, and the rows above are not needed.
+  const int first = height % ALIGN == 0 ? ALIGN : 0;
+  const bool whole = top >= ALIGN && top + TILE <= height && left + TILE <= width;
+  if (whole) {
+    for (int r = first + ti; r < TILE + ALIGN; r += STEP) {
+      tile[r][tj] = A[(top - ALIGN + r) * width + j];
+    }
+  } else if (j < width) {
+    for (int r = first + ti; r < TILE + ALIGN; r += STEP) {
+      const int i = top - ALIGN + r;
+      if (i >= 0 && i < height) tile[r][tj] = A[i * width + j];
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int r = 0; r < TILE; r += STEP) {
+    const int k = left + ti + r;  // the row of B (a column of A)
+    const int s = (k % ALIGN) * (height % ALIGN) % ALIGN;
+    const int col = top - s + tj;  // the column of B (a row of A)
+    if (whole || (k < width && col >= 0 && col < height)) {
+      B[k * height + col] = tile[ALIGN - s + tj][ti + r];
+    }
+  }
+}
