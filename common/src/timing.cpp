@@ -38,15 +38,11 @@ Stats summarize(std::vector<double> seconds) {
 
 namespace {
 
-// The yardstick that runs take turns with (InTurnsWith), or none.
-thread_local const std::function<cl::Event()>* yardstick = nullptr;
+// The yardstick that runs take turns with (InTurnsWith): one run, waited for, and its seconds;
+// or none.
+thread_local const std::function<double()>* yardstick = nullptr;
 
-// One run of the yardstick, waited for: its start_to_end seconds.
-double yardstick_seconds() {
-  cl::Event event = (*yardstick)();
-  event.wait();
-  return std::chrono::duration<double>(event_times(event).start_to_end).count();
-}
+double yardstick_seconds() { return (*yardstick)(); }
 
 // The loop both clocks share: `run(timed, index)` makes one run and returns its seconds.
 Timing repeat(int warmup, int reps, const std::function<double(bool, int)>& run,
@@ -115,12 +111,24 @@ double launch_seconds(const cl::Event& event, bool timed, int index, std::ostrea
 
 }  // namespace
 
-InTurnsWith::InTurnsWith(std::function<cl::Event()> launch) : launch_(std::move(launch)) {
+InTurnsWith::InTurnsWith(std::function<cl::Event()> launch)
+    : InTurnsWith(std::function<double()>([launch = std::move(launch)] {
+        cl::Event event = launch();
+        event.wait();
+        return std::chrono::duration<double>(event_times(event).start_to_end).count();
+      })) {}
+
+InTurnsWith::InTurnsWith(std::function<double()> run_seconds)
+    : run_seconds_(std::move(run_seconds)) {
   if (yardstick != nullptr) throw std::logic_error("InTurnsWith: a yardstick is already set");
-  yardstick = &launch_;
+  yardstick = &run_seconds_;
 }
 
 InTurnsWith::~InTurnsWith() { yardstick = nullptr; }
+
+OutOfTurns::OutOfTurns() : set_aside_(yardstick) { yardstick = nullptr; }
+
+OutOfTurns::~OutOfTurns() { yardstick = set_aside_; }
 
 Timing time_launches(int warmup, int reps, const std::function<cl::Event()>& launch,
                      std::ostream* trace) {

@@ -3,7 +3,11 @@
 
 #include "lab/peers.hpp"
 
+#include <chrono>
+#include <cstdio>
 #include <iostream>
+#include <memory>
+#include <sstream>
 
 namespace matmul {
 namespace {
@@ -34,6 +38,47 @@ std::optional<lab::Result> run_openblas(const Problem<float>& problem, const lab
   const lab::Timing time = lab::time_on_host(options, call);
   const lab::CheckResult check = check_result(C.data(), problem, "C (OpenBLAS)", std::cerr);
   return make_result("OpenBLAS sgemm (host CPU)", d, time, check, Peak{});
+}
+
+std::function<double()> openblas_turn(const Problem<float>& problem) {
+  std::ostringstream missing;  // run_openblas prints the note
+  const auto sgemm =
+      reinterpret_cast<CblasSgemm>(load_symbol("libopenblas.so.0", "cblas_sgemm", missing));
+  if (sgemm == nullptr) return {};
+  const Dims d = problem.dims;
+  auto C = std::make_shared<lab::HostVector<float>>(static_cast<std::size_t>(d.M) * d.N);
+  const auto call = [sgemm, d, C, &problem] {
+    sgemm(kRowMajor, kNoTrans, kNoTrans, d.M, d.N, d.K, 1.0f, problem.A.data(), d.K,
+          problem.B.data(), d.N, 0.0f, C->data(), d.N);
+  };
+  // Two calls, the second timed: right after a PoCL launch, OpenBLAS's threads wake up in the
+  // first (at N = 512 on a 2-core VM it took nearly twice as long), while the rows' event clock
+  // leaves their own start-up out.
+  return [call] {
+    call();
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+}
+
+void note_against_openblas(std::vector<lab::Result>& rows) {
+  for (lab::Result& row : rows) {
+    const std::size_t rounds = std::min(row.run_seconds.size(), row.yardstick_seconds.size());
+    if (rounds == 0) continue;
+    // The same work in each: the ratio of rates is OpenBLAS's seconds over the row's.
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < rounds; ++i) {
+      if (row.run_seconds[i] > 0) ratios.push_back(row.yardstick_seconds[i] / row.run_seconds[i]);
+    }
+    if (ratios.empty()) continue;
+    const lab::Stats r = lab::summarize(ratios);
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "%.2fx OpenBLAS sgemm, taking turns with it (%.2f-%.2f over %zu rounds)",
+                  r.median, r.min, r.max, ratios.size());
+    row.add_note(text);
+  }
 }
 
 std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<float>& problem,

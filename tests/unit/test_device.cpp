@@ -294,8 +294,16 @@ TEST(Timing, YardstickRunsAfterEveryRun) {
     const lab::InTurnsWith turns(fill('y'));
     EXPECT_THROW(lab::InTurnsWith(fill('z')), std::logic_error);
     timing = lab::time_launches(options, fill('a'), out);
+    order.push_back('|');
+    {
+      const lab::OutOfTurns apart;  // back to back, the yardstick set aside
+      const lab::Timing back_to_back = lab::time_launches(options, fill('b'), out);
+      EXPECT_TRUE(back_to_back.yardstick.empty());
+    }
+    order.push_back('|');
+    EXPECT_EQ(lab::time_launches(options, fill('c'), out).yardstick.size(), 4u);
   }
-  EXPECT_EQ(std::string(order.begin(), order.end()), "ayayayayayay");
+  EXPECT_EQ(std::string(order.begin(), order.end()), "ayayayayayay|bbbbbb|cycycycycycy");
   EXPECT_EQ(timing.seconds.size(), 4u);
   EXPECT_EQ(timing.yardstick.size(), 4u);
   order.clear();

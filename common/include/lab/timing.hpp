@@ -57,13 +57,32 @@ struct Timing {
 // compares runs made a moment apart, not minutes apart. One at a time per thread.
 class InTurnsWith {
  public:
+  // A kernel: `launch` enqueues it and returns its event, timed on the event clock.
   explicit InTurnsWith(std::function<cl::Event()> launch);
+  // A library call on the host clock (OpenBLAS): `run_seconds` makes one run and returns its
+  // seconds.
+  explicit InTurnsWith(std::function<double()> run_seconds);
   ~InTurnsWith();
   InTurnsWith(const InTurnsWith&) = delete;
   InTurnsWith& operator=(const InTurnsWith&) = delete;
 
  private:
-  std::function<cl::Event()> launch_;
+  std::function<double()> run_seconds_;
+};
+
+// Sets aside the yardstick of the InTurnsWith in force, if any, while it lives: runs timed
+// meanwhile are made back to back, as a program repeating them would make them. For absolute
+// times held against a peer timed the same way (the reduction's end to end against PyTorch's),
+// not for shares of the yardstick.
+class OutOfTurns {
+ public:
+  OutOfTurns();
+  ~OutOfTurns();
+  OutOfTurns(const OutOfTurns&) = delete;
+  OutOfTurns& operator=(const OutOfTurns&) = delete;
+
+ private:
+  const std::function<double()>* set_aside_;
 };
 
 // The long-run rule every measurement follows: once a run (a timed one, or a warm-up after the
