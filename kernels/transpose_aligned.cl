@@ -5,8 +5,9 @@
 // sector some time later. Partly written sectors are what make an odd-shaped transpose slow on a
 // GPU (an H100: 68% of the copy kernel at 8193 x 8192, 93% at 8192 x 8193, where only the reads
 // are unaligned). Here each row of B is cut at its own boundaries: the tile's piece of row k is
-// shifted left by s = (k * height) % ALIGN, so it reads TILE + ALIGN rows of A to have every
-// column a shifted piece may need.
+// shifted left by s = (k * height) % ALIGN, up to ALIGN - 1 columns of B (rows of A) before the
+// tile's own; the tile holds ALIGN rows of A above its own (the first is never read: a whole
+// number keeps the sizes simple).
 // A tile wholly inside A, with all its rows of B inside B, goes without a test per element.
 // Indices: j the column of A this work-item reads; r walks tile rows; k a row of B, s its shift.
 #ifndef REAL
@@ -27,11 +28,14 @@
 #if ALIGN < 1 || ALIGN > TILE
 #error "ALIGN must be between 1 and TILE: a row's piece moves left by less than ALIGN"
 #endif
+#if TILE % ALIGN != 0
+#error "ALIGN must divide TILE: the tiles' pieces then start on multiples of ALIGN"
+#endif
 #define STEP (TILE / ROWS)  // rows between a work-item's elements, the group's height
 
 __kernel __attribute__((reqd_work_group_size(TILE, STEP, 1))) void transpose_aligned(
     const int height, const int width, __global const REAL* A, __global REAL* B) {
-  // Row ALIGN of the tile is row `top` of A; the ALIGN rows above it feed the shifted pieces.
+  // Row ALIGN of the tile is row `top` of A; the rows above it feed the shifted pieces.
   __local REAL tile[TILE + ALIGN][TILE + 1];
   const int tj = get_local_id(0), ti = get_local_id(1);
   const int top = get_group_id(1) * TILE, left = get_group_id(0) * TILE;

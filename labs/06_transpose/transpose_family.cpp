@@ -79,7 +79,8 @@ Family make_family() {
   align.name = "ALIGN";
   align.option = "--align";
   align.meaning =
-      "aligned: elements between write boundaries in B's rows (8 floats: a 32-byte sector)";
+      "aligned: elements between write boundaries in B's rows, dividing MULTI_TILE (8 floats: a "
+      "32-byte sector)";
   align.candidates = {1, 4, 8, 16, 32};
   align.grows = lab::kGrowsLocal;
   f.tunables = {tile, multi_tile, rows, align, block_rows, strip};
