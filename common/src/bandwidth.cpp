@@ -64,25 +64,16 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
 void relate_to_copy(Result& row, const CopyBaseline& copy) {
   if (copy.measurable) {
     Reference reference{"copy kernel", copy.rate, "GB/s", ""};
-    const std::size_t rounds = row.yardstick_seconds.size();
-    if (rounds > 0 && rounds == row.run_seconds.size() && row.time && row.time->median > 0) {
-      // The row's bytes, from its rate; each round's share is its rate over the copy's.
+    const std::vector<double> speeds = speed_over_yardstick(row);
+    if (!speeds.empty() && row.time && row.time->median > 0) {
+      // Each round's share is the row's rate over the copy's: its speed over the copy's, times
+      // its bytes (from its rate) over the copy's.
       const double bytes = row.rate * 1e9 * row.time->median;
       reference.value = gigabytes_per_second(copy.bytes, summarize(row.yardstick_seconds).median);
-      reference.rounds = static_cast<int>(rounds);
-      std::vector<double> shares;
-      for (std::size_t i = 0; i < rounds; ++i) {
-        if (row.run_seconds[i] > 0 && row.yardstick_seconds[i] > 0) {
-          shares.push_back((bytes / row.run_seconds[i]) / (copy.bytes / row.yardstick_seconds[i]));
-        }
-      }
-      if (!shares.empty()) {
-        const Stats spread = summarize(shares);
-        reference.share_min = spread.min;
-        reference.share_max = spread.max;
-      } else {
-        reference.rounds = 0;
-      }
+      reference.rounds = static_cast<int>(row.yardstick_seconds.size());
+      const Stats spread = summarize(speeds);
+      reference.share_min = spread.min * bytes / copy.bytes;
+      reference.share_max = spread.max * bytes / copy.bytes;
     }
     char text[64];
     std::snprintf(text, sizeof text, "copy kernel %.*f GB/s", reference.value < 10 ? 2 : 0,

@@ -220,6 +220,17 @@ void set_timing(Result& result, const Timing& timing) {
   result.add_note(timing.note);
 }
 
+std::vector<double> speed_over_yardstick(const Result& result) {
+  std::vector<double> ratios;
+  if (result.yardstick_seconds.size() != result.run_seconds.size()) return ratios;
+  for (std::size_t i = 0; i < result.run_seconds.size(); ++i) {
+    if (result.run_seconds[i] > 0 && result.yardstick_seconds[i] > 0) {
+      ratios.push_back(result.yardstick_seconds[i] / result.run_seconds[i]);
+    }
+  }
+  return ratios;
+}
+
 void set_reference(Result& result, Reference reference) { result.reference = std::move(reference); }
 
 void set_check(Result& result, const CheckResult& check) {

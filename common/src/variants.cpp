@@ -100,11 +100,13 @@ Origin Tuning::origin(const std::string& name) const {
 
 std::string Tuning::text(const std::vector<std::string>& names) const {
   std::string text;
-  for (const auto& entry : entries_) {
-    if (!names.empty() && std::find(names.begin(), names.end(), entry.name) == names.end()) {
-      continue;
-    }
-    text += (text.empty() ? "" : " ") + entry.name + "=" + std::to_string(entry.value);
+  const auto add = [&](const std::string& name, std::int64_t value) {
+    text += (text.empty() ? "" : " ") + name + "=" + std::to_string(value);
+  };
+  if (names.empty()) {
+    for (const auto& entry : entries_) add(entry.name, entry.value);
+  } else {
+    for (const auto& [name, value] : values(names)) add(name, value);
   }
   return text;
 }

@@ -48,41 +48,32 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   // 5-7. Build, run and verify each variant through the one shared path (the sequential host
   //      loop on the host clock); a variant whose limits the sizes break is skipped under
   //      --variant all
-  //      With --peers (float) every run takes turns with one OpenBLAS SGEMM on the host, so a
-  //      row's ratio to OpenBLAS compares runs made a moment apart (on a CPU that PoCL shares
-  //      with OpenBLAS, rates drift by tens of per cent within minutes); --tune's trials do not.
-  const bool peers = std::is_same_v<T, float> && s.peers;
-  std::vector<lab::Result> rows, libraries;
-  {
-    std::optional<lab::InTurnsWith> turns;
-    if constexpr (std::is_same_v<T, float>) {
-      if (auto turn = peers ? matmul::openblas_turn(problem) : nullptr) turns.emplace(turn);
-    }
-    rows = driver.run(
-        "GFLOP/s", dims,
-        [&](const matmul::Variant& variant, const lab::Tuning& t, const lab::Stage& stage) {
-          std::optional<lab::OutOfTurns> apart;
-          if (stage.trial) apart.emplace();
-          if (variant.kernel_file.empty()) return matmul::run_sequential(problem, stage.out);
-          return std::optional<lab::Result>(
-              matmul::run_variant(env, variant, t, stage, problem, buffers, peak));
-        });
-    if constexpr (std::is_same_v<T, float>) {
-      if (peers) {
-        if (auto row = matmul::run_clblast(env, problem, buffers, opt, peak, cli.out())) {
-          libraries.push_back(*row);
-        }
-      }
-    }
-  }
+  //      With --peers (float), OpenBLAS's row is timed first, on its own; then every run takes
+  //      turns with one OpenBLAS SGEMM on the host, so a row's ratio to OpenBLAS compares runs
+  //      made a moment apart (on a CPU that PoCL shares with OpenBLAS, rates drift by tens of
+  //      per cent within minutes)
+  std::optional<lab::Result> openblas;
+  std::optional<lab::InTurnsWith> turns;
   if constexpr (std::is_same_v<T, float>) {
-    if (peers) {
-      if (auto row = matmul::run_openblas(problem, opt, cli.out())) {
-        libraries.insert(libraries.begin(), *row);
+    if (s.peers) openblas = matmul::run_openblas(problem, opt, cli.out());
+    if (openblas) turns.emplace(matmul::openblas_turn(problem));
+  }
+  std::vector<lab::Result> rows = driver.run(
+      "GFLOP/s", dims,
+      [&](const matmul::Variant& variant, const lab::Tuning& t, const lab::Stage& stage) {
+        if (variant.kernel_file.empty()) return matmul::run_sequential(problem, stage.out);
+        return std::optional<lab::Result>(
+            matmul::run_variant(env, variant, t, stage, problem, buffers, peak));
+      });
+  if constexpr (std::is_same_v<T, float>) {
+    if (openblas) rows.push_back(*openblas);
+    if (s.peers) {
+      if (auto row = matmul::run_clblast(env, problem, buffers, opt, peak, cli.out())) {
+        rows.push_back(*row);
       }
     }
   }
-  rows.insert(rows.end(), libraries.begin(), libraries.end());
+  turns.reset();
   matmul::note_against_openblas(rows);
 
   // 8. Report, with the speed-up over naive when it ran

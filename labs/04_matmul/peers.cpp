@@ -22,55 +22,53 @@ using ClblastSgemm = int (*)(int, int, int, std::size_t, std::size_t, std::size_
                              std::size_t, std::size_t, cl_mem, std::size_t, std::size_t, float,
                              cl_mem, std::size_t, std::size_t, cl_command_queue*, cl_event*);
 
+// C = A·B through OpenBLAS's cblas_sgemm, into the array it is given; an empty function (with a
+// note to `out`) when OpenBLAS is not installed.
+std::function<void(float*)> openblas_sgemm(const Problem<float>& problem, std::ostream& out) {
+  const auto sgemm =
+      reinterpret_cast<CblasSgemm>(load_symbol("libopenblas.so.0", "cblas_sgemm", out));
+  if (sgemm == nullptr) return {};
+  return [sgemm, &problem](float* C) {
+    const Dims& d = problem.dims;
+    sgemm(kRowMajor, kNoTrans, kNoTrans, d.M, d.N, d.K, 1.0f, problem.A.data(), d.K,
+          problem.B.data(), d.N, 0.0f, C, d.N);
+  };
+}
+
 }  // namespace
 
 std::optional<lab::Result> run_openblas(const Problem<float>& problem, const lab::Options& options,
                                         std::ostream& out) {
-  const auto sgemm =
-      reinterpret_cast<CblasSgemm>(load_symbol("libopenblas.so.0", "cblas_sgemm", out));
-  if (sgemm == nullptr) return std::nullopt;
+  const auto sgemm = openblas_sgemm(problem, out);
+  if (!sgemm) return std::nullopt;
   const Dims& d = problem.dims;
   lab::HostVector<float> C(static_cast<std::size_t>(d.M) * d.N);
-  const auto call = [&] {
-    sgemm(kRowMajor, kNoTrans, kNoTrans, d.M, d.N, d.K, 1.0f, problem.A.data(), d.K,
-          problem.B.data(), d.N, 0.0f, C.data(), d.N);
-  };
-  const lab::Timing time = lab::time_on_host(options, call);
+  const lab::Timing time = lab::time_on_host(options, [&] { sgemm(C.data()); });
   const lab::CheckResult check = check_result(C.data(), problem, "C (OpenBLAS)", std::cerr);
   return make_result("OpenBLAS sgemm (host CPU)", d, time, check, Peak{});
 }
 
 std::function<double()> openblas_turn(const Problem<float>& problem) {
   std::ostringstream missing;  // run_openblas prints the note
-  const auto sgemm =
-      reinterpret_cast<CblasSgemm>(load_symbol("libopenblas.so.0", "cblas_sgemm", missing));
-  if (sgemm == nullptr) return {};
-  const Dims d = problem.dims;
+  const auto sgemm = openblas_sgemm(problem, missing);
+  if (!sgemm) return {};
+  const Dims& d = problem.dims;
   auto C = std::make_shared<lab::HostVector<float>>(static_cast<std::size_t>(d.M) * d.N);
-  const auto call = [sgemm, d, C, &problem] {
-    sgemm(kRowMajor, kNoTrans, kNoTrans, d.M, d.N, d.K, 1.0f, problem.A.data(), d.K,
-          problem.B.data(), d.N, 0.0f, C->data(), d.N);
-  };
   // Two calls, the second timed: right after a PoCL launch, OpenBLAS's threads wake up in the
   // first (at N = 512 on a 2-core VM it took nearly twice as long), while the rows' event clock
   // leaves their own start-up out.
-  return [call] {
-    call();
+  return [sgemm, C] {
+    sgemm(C->data());
     const auto start = std::chrono::steady_clock::now();
-    call();
+    sgemm(C->data());
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
 }
 
 void note_against_openblas(std::vector<lab::Result>& rows) {
   for (lab::Result& row : rows) {
-    const std::size_t rounds = std::min(row.run_seconds.size(), row.yardstick_seconds.size());
-    if (rounds == 0) continue;
-    // The same work in each: the ratio of rates is OpenBLAS's seconds over the row's.
-    std::vector<double> ratios;
-    for (std::size_t i = 0; i < rounds; ++i) {
-      if (row.run_seconds[i] > 0) ratios.push_back(row.yardstick_seconds[i] / row.run_seconds[i]);
-    }
+    // The same work in each: a round's speed over OpenBLAS's is the ratio of their rates.
+    const std::vector<double> ratios = lab::speed_over_yardstick(row);
     if (ratios.empty()) continue;
     const lab::Stats r = lab::summarize(ratios);
     char text[160];

@@ -10,11 +10,24 @@ lab::NDRangePlan plan_tiles(const Dims& d, const lab::Tuning& t) {
   return {{lab::round_up(d.width, tile), lab::round_up(d.height, tile)}, {tile, tile}};
 }
 
-// The columns of B that aligned's groups must span: height, and ALIGN - 1 more when rows of B
-// start between ALIGN-element boundaries (their pieces move left by up to ALIGN - 1).
+// multi and aligned: MULTI_TILE x MULTI_TILE/ROWS work-items per tile, tiles across A's width
+// and down `rows` of its rows.
+lab::NDRangePlan plan_multi(const Dims& d, const lab::Tuning& t, std::uint64_t rows) {
+  const std::uint64_t tile = t.whole("MULTI_TILE"),
+                      step = std::max<std::uint64_t>(1, tile / t.whole("ROWS"));
+  return {{lab::round_up(d.width, tile), lab::ceil_div(rows, tile) * step}, {tile, step}};
+}
+
+// The rows of A (columns of B) that aligned's groups must span: height, and ALIGN - 1 more when
+// rows of B start between ALIGN-element boundaries (their pieces move left by up to ALIGN - 1).
 std::uint64_t shifted_reach(const Dims& d, const lab::Tuning& t) {
   const std::uint64_t align = t.whole("ALIGN");
   return std::uint64_t(d.height) + (d.height % align == 0 ? 0 : align - 1);
+}
+
+// A kernel that checks every access reaches exactly A and B.
+std::vector<std::uint64_t> covers_exactly(const Dims& d, const lab::Tuning&) {
+  return {std::uint64_t(d.height), std::uint64_t(d.width)};
 }
 
 // `pad` columns past TILE in its local tile, or no tile when negative.
@@ -99,12 +112,7 @@ Family make_family() {
   multi.derived = [](const Dims&, const lab::Tuning& t) -> lab::Defines {
     return {{"TILE", std::to_string(t["MULTI_TILE"]), "--multi-tile"}};
   };
-  multi.plan = [](const Dims& d, const lab::Tuning& t) -> lab::NDRangePlan {
-    const std::uint64_t tile = t.whole("MULTI_TILE"),
-                        step = std::max<std::uint64_t>(1, tile / t.whole("ROWS"));
-    return {{lab::round_up(d.width, tile), lab::round_up(d.height, tile) / tile * step},
-            {tile, step}};
-  };
+  multi.plan = [](const Dims& d, const lab::Tuning& t) { return plan_multi(d, t, d.height); };
   multi.covers = [](const Dims& d, const lab::Tuning& t) -> std::vector<std::uint64_t> {
     return {lab::round_up(d.height, t.whole("MULTI_TILE")),
             lab::round_up(d.width, t.whole("MULTI_TILE"))};
@@ -122,16 +130,10 @@ Family make_family() {
   aligned.kernel_file = "transpose_aligned.cl";
   aligned.kernel_name = "transpose_aligned";
   aligned.tunables = {"MULTI_TILE", "ROWS", "ALIGN"};
-  aligned.plan = [](const Dims& d, const lab::Tuning& t) -> lab::NDRangePlan {
-    const std::uint64_t tile = t.whole("MULTI_TILE"),
-                        step = std::max<std::uint64_t>(1, tile / t.whole("ROWS"));
-    return {{lab::round_up(d.width, tile), lab::ceil_div(shifted_reach(d, t), tile) * step},
-            {tile, step}};
+  aligned.plan = [](const Dims& d, const lab::Tuning& t) {
+    return plan_multi(d, t, shifted_reach(d, t));
   };
-  // Every access is checked.
-  aligned.covers = [](const Dims& d, const lab::Tuning&) -> std::vector<std::uint64_t> {
-    return {std::uint64_t(d.height), std::uint64_t(d.width)};
-  };
+  aligned.covers = covers_exactly;  // every access is checked
   aligned.local_bytes = [](const lab::Tuning& t, std::size_t element) {
     return (t.whole("MULTI_TILE") + t.whole("ALIGN")) * (t.whole("MULTI_TILE") + 1) * element;
   };
@@ -144,10 +146,7 @@ Family make_family() {
     const std::uint64_t items_down = lab::ceil_div(d.height, t.whole("BLOCK_ROWS"));
     return {{(std::uint64_t(d.width) + 7) / 8, lab::round_up(items_down, strip)}, {1, strip}};
   };
-  // Every access is checked: edge blocks go element by element.
-  blocks.covers = [](const Dims& d, const lab::Tuning&) -> std::vector<std::uint64_t> {
-    return {std::uint64_t(d.height), std::uint64_t(d.width)};
-  };
+  blocks.covers = covers_exactly;  // every access is checked: edge blocks element by element
   f.variants.push_back(blocks);
   return f;
 }

@@ -191,6 +191,15 @@ TEST(Variants, TunablesRoundTripThroughOptionsAndDefines) {
   expect_round_trips(coalescing::family(), coalescing::default_tuning(suite_device()));
 }
 
+// A row's tunables are named in the row's order, whatever order the tuning set them in (a
+// default set first still comes last when the row lists it last).
+TEST(Variants, TuningTextFollowsTheNamesOrder) {
+  const lab::Tuning t = lab::Tuning().with({{"EDGES", 1}, {"TSM", 64}, {"TSN", 32}});
+  EXPECT_EQ(t.text({"TSM", "TSN", "EDGES"}), "TSM=64 TSN=32 EDGES=1");
+  EXPECT_EQ(t.text({"TSN"}), "TSN=32");
+  EXPECT_EQ(t.text(), "EDGES=1 TSM=64 TSN=32");
+}
+
 TEST(Variants, UnknownNamesListTheTable) {
   try {
     matmul::family().variant("fastest");

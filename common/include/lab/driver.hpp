@@ -12,6 +12,7 @@
 #include "lab/ndrange.hpp"
 #include "lab/program.hpp"
 #include "lab/report.hpp"
+#include "lab/timing.hpp"
 #include "lab/tuner.hpp"
 #include "lab/variants.hpp"
 
@@ -98,7 +99,7 @@ PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& ou
 }
 
 // Where one run of a row prints, and with which options. A tuner's trial is quiet (its lines are
-// discarded) and makes 1 warm-up and 3 timed runs.
+// discarded), makes 1 warm-up and 3 timed runs, and runs out of turns with any yardstick.
 struct Stage {
   const Options& options;
   std::ostream& out;  // the lab's lines
@@ -194,7 +195,8 @@ class VariantDriver {
   }
 
  private:
-  // One candidate of --tune through the lab's run, quietly, with 1 warm-up and 3 timed runs.
+  // One candidate of --tune through the lab's run, quietly, with 1 warm-up and 3 timed runs, back
+  // to back: the search ranks rates, not shares of a yardstick, so turns would only slow it.
   template <typename Run>
   detail::TrialOutcome trial(const Row& row, const Size& size, const Tuning& candidate, Run& run) {
     const std::string why = row.fits ? row.fits(size, candidate) : "";
@@ -204,6 +206,7 @@ class VariantDriver {
     quick.reps = 3;
     quick.verbose = false;
     std::ostringstream discard;
+    const OutOfTurns apart;
     const std::optional<Result> result(run(row, candidate, Stage{quick, discard, discard, true}));
     return result ? detail::TrialOutcome{result->passed, result->rate} : detail::TrialOutcome{};
   }

@@ -136,6 +136,11 @@ struct Result {
 // Copies a measurement into `result`: its times, clock, runs made and any note on them.
 void set_timing(Result& result, const Timing& timing);
 
+// For a row timed in turns with a yardstick (InTurnsWith): each round's yardstick seconds over
+// the row's, which is the row's speed over the yardstick's for the same work. Empty when the row
+// did not take turns.
+std::vector<double> speed_over_yardstick(const Result& result);
+
 // Copies a check's counts, first mismatches and largest error into `result` (passed included).
 void set_check(Result& result, const CheckResult& check);
 

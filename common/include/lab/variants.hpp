@@ -66,7 +66,7 @@ class Tuning {
   bool given(const std::string& name) const { return origin(name) == Origin::command_line; }
   Origin origin(const std::string& name) const;
   bool has(const std::string& name) const;
-  // "TSM=128 TSN=128" for `names` (every tunable when empty).
+  // "TSM=128 TSN=128" for `names`, in their order (every tunable, as set, when empty).
   std::string text(const std::vector<std::string>& names = {}) const;
   // (name, value) for `names`, in their order.
   std::vector<std::pair<std::string, std::int64_t>> values(
