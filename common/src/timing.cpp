@@ -41,8 +41,17 @@ namespace {
 // The yardstick that runs take turns with (InTurnsWith): one run, waited for, and its seconds;
 // or none.
 thread_local const std::function<double()>* yardstick = nullptr;
+// What runs before each run of either side while the yardstick is in force; or none.
+thread_local const std::function<void()>* settle = nullptr;
 
-double yardstick_seconds() { return (*yardstick)(); }
+void settle_before_run() {
+  if (yardstick != nullptr && settle != nullptr && *settle) (*settle)();
+}
+
+double yardstick_seconds() {
+  settle_before_run();
+  return (*yardstick)();
+}
 
 // The loop both clocks share: `run(timed, index)` makes one run and returns its seconds.
 Timing repeat(int warmup, int reps, const std::function<double(bool, int)>& run,
@@ -62,6 +71,7 @@ Timing repeat(int warmup, int reps, const std::function<double(bool, int)>& run,
     }
   };
   for (int i = 0; i < warmup && !long_run; ++i) {
+    settle_before_run();
     const double seconds = run(false, i);
     // The first run may set things up (a library compiling its kernels): it is timed apart and
     // left out of the rule.
@@ -74,6 +84,7 @@ Timing repeat(int warmup, int reps, const std::function<double(bool, int)>& run,
     ++timing.warmup;
   }
   for (int i = 0; i < reps; ++i) {
+    settle_before_run();
     timing.seconds.push_back(run(true, i));
     seen(timing.seconds.back());
     if (yardstick != nullptr) timing.yardstick.push_back(yardstick_seconds());
@@ -111,20 +122,25 @@ double launch_seconds(const cl::Event& event, bool timed, int index, std::ostrea
 
 }  // namespace
 
-InTurnsWith::InTurnsWith(std::function<cl::Event()> launch)
+InTurnsWith::InTurnsWith(std::function<cl::Event()> launch, std::function<void()> settle_step)
     : InTurnsWith(std::function<double()>([launch = std::move(launch)] {
-        cl::Event event = launch();
-        event.wait();
-        return std::chrono::duration<double>(event_times(event).start_to_end).count();
-      })) {}
+                    cl::Event event = launch();
+                    event.wait();
+                    return std::chrono::duration<double>(event_times(event).start_to_end).count();
+                  }),
+                  std::move(settle_step)) {}
 
-InTurnsWith::InTurnsWith(std::function<double()> run_seconds)
-    : run_seconds_(std::move(run_seconds)) {
+InTurnsWith::InTurnsWith(std::function<double()> run_seconds, std::function<void()> settle_step)
+    : run_seconds_(std::move(run_seconds)), settle_(std::move(settle_step)) {
   if (yardstick != nullptr) throw std::logic_error("InTurnsWith: a yardstick is already set");
   yardstick = &run_seconds_;
+  settle = &settle_;
 }
 
-InTurnsWith::~InTurnsWith() { yardstick = nullptr; }
+InTurnsWith::~InTurnsWith() {
+  yardstick = nullptr;
+  settle = nullptr;
+}
 
 OutOfTurns::OutOfTurns() : set_aside_(yardstick) { yardstick = nullptr; }
 

@@ -277,7 +277,8 @@ TEST(Timing, LaunchesTakeTurnsRoundByRound) {
   EXPECT_THROW(lab::time_launches_in_turns(options, launches, {"a"}, out), std::logic_error);
 }
 
-// A yardstick set with InTurnsWith runs once after every run, warm-ups included; each Timing keeps
+// A yardstick set with InTurnsWith runs once after every run, warm-ups included (and a settle
+// step, when given, before every run of either side); each Timing keeps
 // the yardstick's timed runs of its own rounds, and a copy row compared in turns takes the copy's
 // rate from those runs and the spread of the per-round shares.
 TEST(Timing, YardstickRunsAfterEveryRun) {
@@ -311,6 +312,19 @@ TEST(Timing, YardstickRunsAfterEveryRun) {
   EXPECT_EQ(std::string(order.begin(), order.end()), "aaaaaa");
   EXPECT_TRUE(alone.yardstick.empty());
 
+  // A settle step runs before every run of either side, and not once the yardstick is set aside.
+  order.clear();
+  options.warmup = 1;
+  options.reps = 2;
+  {
+    const lab::InTurnsWith turns(fill('y'), [&] { order.push_back('s'); });
+    lab::time_launches(options, fill('a'), out);
+    order.push_back('|');
+    const lab::OutOfTurns apart;
+    lab::time_launches(options, fill('b'), out);
+  }
+  EXPECT_EQ(std::string(order.begin(), order.end()), "sasysasysasy|bbb");
+
   // Round 1 half as fast as the copy, round 2 as fast: 8 bytes an element both.
   lab::Result row;
   lab::Timing rounds;
@@ -335,6 +349,23 @@ TEST(Timing, YardstickRunsAfterEveryRun) {
   report.print(lab::OutputFormat::human, table);
   EXPECT_NE(table.str().find("66.7% (50-100) of copy kernel 8.00 GB/s"), std::string::npos)
       << table.str();
+}
+
+// The copy yardstick settles with a cache flush only when its data do not fit in the cache the
+// device reports: a small copy keeps none, one over the cache keeps one that runs.
+TEST(Bandwidth, CopySettlesOnlyPastTheCache) {
+  lab::Options options = suite_options();
+  options.warmup = 0;
+  options.reps = 1;
+  std::ostringstream out;
+  lab::Env env = lab::open_device(options, out);
+  const std::uint64_t cache = env.device.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();
+  EXPECT_FALSE(lab::measure_copy(env, options, 1024, 0, out).settle);
+  if (cache == 0) GTEST_SKIP() << "the device reports no global memory cache";
+  const lab::CopyBaseline big = lab::measure_copy(env, options, cache / 8 + 1024, 0, out);
+  ASSERT_TRUE(big.settle);
+  big.settle();
+  EXPECT_TRUE(big.passed);
 }
 
 // tests/expect.cmake formats @LOCAL_MEM@ the same way; its self-test checks this same table.

@@ -28,6 +28,11 @@ struct CopyBaseline {
   // One run of the faster kernel over the same buffers, for InTurnsWith: the rows then take turns
   // with the copy, and relate_to_copy compares each row with the copy's runs in its own rounds.
   std::function<cl::Event()> launch;
+  // Run before each run in turns with the copy when one copy run moves more bytes than the
+  // device's cache holds (empty otherwise): the cache_flush kernel reads zeros over twice the
+  // cache, so that the lines the copy wrote are written back before the next kernel starts, not
+  // during it, and the same for the lines that kernel wrote before the copy starts.
+  std::function<void()> settle;
 };
 
 // Times the float and float4 copy kernels of kernels/vector_copy.cl over n floats in plain device
@@ -42,7 +47,7 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
 // turns with `copy` (InTurnsWith): one copy run after every run they make.
 template <typename Rows>
 std::vector<Result> in_turns_with(const CopyBaseline& copy, Rows&& rows) {
-  const InTurnsWith turns(copy.launch);
+  const InTurnsWith turns(copy.launch, copy.settle);
   return rows();
 }
 

@@ -55,19 +55,23 @@ struct Timing {
 // one run of `launch`, and each Timing keeps the yardstick's seconds from its own rounds. On a
 // machine whose speed drifts (a shared VM, a GPU changing clocks), a ratio to the yardstick then
 // compares runs made a moment apart, not minutes apart. One at a time per thread.
+// A `settle` step, when given, runs (untimed) before every run of either side: the copy
+// yardstick's cache flush (CopyBaseline::settle), so that neither side's time includes writing
+// back what the other left in the cache.
 class InTurnsWith {
  public:
   // A kernel: `launch` enqueues it and returns its event, timed on the event clock.
-  explicit InTurnsWith(std::function<cl::Event()> launch);
+  explicit InTurnsWith(std::function<cl::Event()> launch, std::function<void()> settle = {});
   // A library call on the host clock (OpenBLAS): `run_seconds` makes one run and returns its
   // seconds.
-  explicit InTurnsWith(std::function<double()> run_seconds);
+  explicit InTurnsWith(std::function<double()> run_seconds, std::function<void()> settle = {});
   ~InTurnsWith();
   InTurnsWith(const InTurnsWith&) = delete;
   InTurnsWith& operator=(const InTurnsWith&) = delete;
 
  private:
   std::function<double()> run_seconds_;
+  std::function<void()> settle_;
 };
 
 // Sets aside the yardstick of the InTurnsWith in force, if any, while it lives: runs timed
