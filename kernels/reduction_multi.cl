@@ -4,7 +4,9 @@
 // lanes per instruction, and nothing waits on a barrier. Then the lanes are added, the n % VW
 // elements left over are shared out the same way, and one sequential-addressing tree per group.
 // The host launches a few work-groups per compute unit (GROUPS), so each work-item handles about
-// n / (GROUPS * LOCAL) elements.
+// n / (GROUPS * LOCAL) elements. On a CPU, where one core runs one work-item's loop, the vectors
+// go into ACCS sums in turn: a vector addition takes several cycles, and the next one into the
+// same sum must wait for it.
 // Indices: v walks this work-item's vectors; t its place in the group; L the group's size.
 #ifndef REAL
 #define REAL float  // element type: float or int
@@ -17,6 +19,12 @@
 #endif
 #if VW != 1 && VW != 2 && VW != 4 && VW != 8 && VW != 16
 #error "VW must be 1, 2, 4, 8 or 16: the widths of OpenCL's vector types"
+#endif
+#ifndef ACCS
+#define ACCS 1  // sums each work-item keeps side by side: 1, 2 or 4
+#endif
+#if ACCS != 1 && ACCS != 2 && ACCS != 4
+#error "ACCS must be 1, 2 or 4: the sums each work-item adds its vectors into"
 #endif
 #define CAT(a, b) a##b
 #define XCAT(a, b) CAT(a, b)
@@ -42,7 +50,24 @@ __kernel void reduction_multi(const ulong n, __global const REAL* x, __global co
   const size_t vectors = n / VW;
   REALV acc = 0;
   // EXERCISE(multi_accumulate): add this work-item's vectors v, v + G, v + 2G, ... into acc
-  for (size_t v = get_global_id(0); v < vectors; v += get_global_size(0)) acc += TERMV(v);
+  const size_t G = get_global_size(0);
+#if ACCS == 1
+  for (size_t v = get_global_id(0); v < vectors; v += G) acc += TERMV(v);
+#else
+  // The same vectors in the same order, added into ACCS sums in turn: each addition waits only
+  // for the one ACCS steps back, so a core can start the next before the last has finished.
+  REALV part[ACCS];
+#pragma unroll
+  for (int a = 0; a < ACCS; ++a) part[a] = 0;
+  size_t v = get_global_id(0);
+  for (; v + (ACCS - 1) * G < vectors; v += ACCS * G) {
+#pragma unroll
+    for (int a = 0; a < ACCS; ++a) part[a] += TERMV(v + a * G);
+  }
+  for (; v < vectors; v += G) acc += TERMV(v);  // fewer than ACCS left
+#pragma unroll
+  for (int a = 0; a < ACCS; ++a) acc += part[a];
+#endif
   // END EXERCISE
 #if VW == 1
   REAL sum = acc;
