@@ -1,13 +1,16 @@
 // transpose_blocks.cl: the transpose shaped for a CPU. No local memory and no barrier: each
 // work-item moves BLOCK_ROWS x 8 elements of A as 8 x 8 blocks held in registers (eight vload8 of
-// rows, transposed by swizzles, eight vstore8 of columns), and a work-group is a short column of
-// work-items going down a strip of A eight columns wide.
+// rows, transposed by swizzles, eight vstore8 of columns), and a work-group is STRIPS short
+// columns of work-items side by side, going down STRIPS neighbouring strips of A eight columns
+// wide (the host sets the shape; the kernel only needs its ids).
 // Why it suits a CPU: a work-group runs as a loop on one core, so "local memory" is an ordinary
 // cache-resident array and a barrier is a loop split, which costs more than it saves. What
 // matters is that every access is a whole vector and that one side of the transpose streams:
 // going down the strip, the stores to B run along 8 rows of B (the prefetchers follow them),
 // while the loads from A touch 8 new rows per block (a cache line each, no prefetcher
-// predicts them). BLOCK_ROWS trades the loads in flight per work-item against work-items.
+// predicts them). BLOCK_ROWS trades the loads in flight per work-item against work-items. With
+// STRIPS of 2 or more, one group reads both 32-byte halves of each 64-byte line of A, one work-item
+// right after the other, instead of two groups that may run on different cores.
 // Indices: (i0, j0) the block's top-left element of A; it becomes B's block at (j0, i0).
 #ifndef REAL
 #define REAL float  // element type: float or int

@@ -1,6 +1,8 @@
 // transpose_family.cpp: the transpose table.
 #include "transpose_family.hpp"
 
+#include "lab/device.hpp"
+
 namespace transpose {
 namespace {
 
@@ -88,6 +90,11 @@ Family make_family() {
   strip.candidates = {1, 2, 4, 16, 64};
   strip.define = false;
   strip.grows = lab::kGrowsGroup;
+  lab::Tunable strips = strip;
+  strips.name = "STRIPS";
+  strips.option = "--strips";
+  strips.meaning = "blocks: strips side by side in a work-group (work-items across)";
+  strips.candidates = {1, 2, 4, 8};
   lab::Tunable align = rows;
   align.name = "ALIGN";
   align.option = "--align";
@@ -96,7 +103,7 @@ Family make_family() {
       "32-byte sector)";
   align.candidates = {1, 4, 8, 16, 32};
   align.grows = lab::kGrowsLocal;
-  f.tunables = {tile, multi_tile, rows, align, block_rows, strip};
+  f.tunables = {tile, multi_tile, rows, align, block_rows, strip, strips};
 
   Variant copy = row("copy", "B = A with the same launch: the ceiling", -1);
   copy.extra.transposes = false;
@@ -140,11 +147,13 @@ Family make_family() {
   f.variants.push_back(aligned);
 
   Variant blocks = row("blocks", "8 x 8 blocks in registers, no local memory: for CPUs", -1);
-  blocks.tunables = {"BLOCK_ROWS", "STRIP"};
+  blocks.tunables = {"BLOCK_ROWS", "STRIP", "STRIPS"};
   blocks.plan = [](const Dims& d, const lab::Tuning& t) -> lab::NDRangePlan {
-    const std::uint64_t strip = t.whole("STRIP");
+    const std::uint64_t strip = t.whole("STRIP"), strips = t.whole("STRIPS");
     const std::uint64_t items_down = lab::ceil_div(d.height, t.whole("BLOCK_ROWS"));
-    return {{(std::uint64_t(d.width) + 7) / 8, lab::round_up(items_down, strip)}, {1, strip}};
+    return {
+        {lab::round_up((std::uint64_t(d.width) + 7) / 8, strips), lab::round_up(items_down, strip)},
+        {strips, strip}};
   };
   blocks.covers = covers_exactly;  // every access is checked: edge blocks element by element
   f.variants.push_back(blocks);
@@ -162,18 +171,29 @@ lab::Tuning default_tuning(const cl::Device& device) {
   const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
   // Measured on an H100 at 8192 x 8192: multi 64 x 64 with ROWS 16 (64 x 4 work-items) 96% of the
   // copy kernel, 32 / 8 93%, 16 / 4 90%; NVIDIA takes at most 256 work-items in these kernels.
-  return gpu ? lab::Tuning().with({{"TILE", 16},
-                                   {"MULTI_TILE", 64},
-                                   {"ROWS", 16},
-                                   {"ALIGN", 8},
-                                   {"BLOCK_ROWS", 8},
-                                   {"STRIP", 64}})
-             : lab::Tuning().with({{"TILE", 16},
-                                   {"MULTI_TILE", 16},
-                                   {"ROWS", 16},
-                                   {"ALIGN", 8},
-                                   {"BLOCK_ROWS", 32},
-                                   {"STRIP", 4}});
+  if (gpu) {
+    return lab::Tuning().with({{"TILE", 16},
+                               {"MULTI_TILE", 64},
+                               {"ROWS", 16},
+                               {"ALIGN", 8},
+                               {"BLOCK_ROWS", 8},
+                               {"STRIP", 64},
+                               {"STRIPS", 1}});
+  }
+  // blocks on a CPU with AVX-512 code: four strips side by side, so that one group reads both
+  // halves of every 64-byte piece of a row of A, one right after the other (PoCL runs a group's
+  // work-items with dimension 0 fastest), not two groups that may run on different cores. On a
+  // 2-core AMD EPYC VM, alternating: at 4096 x 4096 28.2-30.8 GB/s against 23.9-29.4 for one
+  // strip, at 2048 x 3000 20.4-21.6 against 14.4-18.2. With AVX2 code (the same VM under
+  // POCL_KERNELLIB_NAME=avx2) it was no better (19.7-22.4 against 22.1-22.8), so one strip there.
+  const bool avx512 = lab::cpu_simd_unit(device).registers >= 32;
+  return lab::Tuning().with({{"TILE", 16},
+                             {"MULTI_TILE", 16},
+                             {"ROWS", 16},
+                             {"ALIGN", 8},
+                             {"BLOCK_ROWS", 32},
+                             {"STRIP", 4},
+                             {"STRIPS", avx512 ? 4 : 1}});
 }
 
 Reach launch_reach(const Variant& variant, const Dims& d, const lab::Tuning& t) {
