@@ -50,12 +50,9 @@ __kernel void reduction_multi(const ulong n, __global const REAL* x, __global co
   const size_t vectors = n / VW;
   REALV acc = 0;
   // EXERCISE(multi_accumulate): add this work-item's vectors v, v + G, v + 2G, ... into acc
+  // The vectors, in that order, go into ACCS sums in turn: each addition waits only for the one
+  // ACCS steps back, so a CPU core can start the next before the last has finished.
   const size_t G = get_global_size(0);
-#if ACCS == 1
-  for (size_t v = get_global_id(0); v < vectors; v += G) acc += TERMV(v);
-#else
-  // The same vectors in the same order, added into ACCS sums in turn: each addition waits only
-  // for the one ACCS steps back, so a core can start the next before the last has finished.
   REALV part[ACCS];
 #pragma unroll
   for (int a = 0; a < ACCS; ++a) part[a] = 0;
@@ -67,7 +64,6 @@ __kernel void reduction_multi(const ulong n, __global const REAL* x, __global co
   for (; v < vectors; v += G) acc += TERMV(v);  // fewer than ACCS left
 #pragma unroll
   for (int a = 0; a < ACCS; ++a) acc += part[a];
-#endif
   // END EXERCISE
 #if VW == 1
   REAL sum = acc;

@@ -38,19 +38,16 @@ Stats summarize(std::vector<double> seconds) {
 
 namespace {
 
-// The yardstick that runs take turns with (InTurnsWith): one run, waited for, and its seconds;
-// or none.
-thread_local const std::function<double()>* yardstick = nullptr;
-// What runs before each run of either side while the yardstick is in force; or none.
-thread_local const std::function<void()>* settle = nullptr;
+// The yardstick that runs take turns with (InTurnsWith), or none.
+thread_local const detail::Yardstick* yardstick = nullptr;
 
 void settle_before_run() {
-  if (yardstick != nullptr && settle != nullptr && *settle) (*settle)();
+  if (yardstick != nullptr && yardstick->settle) yardstick->settle();
 }
 
 double yardstick_seconds() {
   settle_before_run();
-  return (*yardstick)();
+  return yardstick->run_seconds();
 }
 
 // The loop both clocks share: `run(timed, index)` makes one run and returns its seconds.
@@ -131,16 +128,12 @@ InTurnsWith::InTurnsWith(std::function<cl::Event()> launch, std::function<void()
                   std::move(settle_step)) {}
 
 InTurnsWith::InTurnsWith(std::function<double()> run_seconds, std::function<void()> settle_step)
-    : run_seconds_(std::move(run_seconds)), settle_(std::move(settle_step)) {
+    : yardstick_{std::move(run_seconds), std::move(settle_step)} {
   if (yardstick != nullptr) throw std::logic_error("InTurnsWith: a yardstick is already set");
-  yardstick = &run_seconds_;
-  settle = &settle_;
+  yardstick = &yardstick_;
 }
 
-InTurnsWith::~InTurnsWith() {
-  yardstick = nullptr;
-  settle = nullptr;
-}
+InTurnsWith::~InTurnsWith() { yardstick = nullptr; }
 
 OutOfTurns::OutOfTurns() : set_aside_(yardstick) { yardstick = nullptr; }
 

@@ -52,34 +52,27 @@ Family make_family() {
   local.define = false;
   local.grows = lab::kGrowsGroup | lab::kGrowsLocal;
   local.power_of_two = true;
-  lab::Tunable groups = local;
-  groups.name = "GROUPS";
-  groups.option = "--groups";
-  groups.meaning = "multi, atomic: work-groups, each work-item adding n / (GROUPS*LOCAL) elements";
+  lab::Tunable groups =
+      local.like("GROUPS", "--groups",
+                 "multi, atomic: work-groups, each work-item adding n / (GROUPS*LOCAL) elements",
+                 {16, 64, 256, 1024, 4096});
   groups.max = std::int64_t{1} << 24;
-  groups.candidates = {16, 64, 256, 1024, 4096};
   groups.grows = lab::kGrowsNothing;
   groups.power_of_two = false;
-  lab::Tunable multi_local = local;
-  multi_local.name = "MULTI_LOCAL";
-  multi_local.option = "--multi-local";
-  multi_local.meaning = "multi, atomic: work-group size (a power of two; 1 suits a CPU)";
-  multi_local.candidates = {1, 4, 16, 64, 128, 256, 512};
-  lab::Tunable width = groups;
-  width.name = "VW";
-  width.option = "--vector-width";
-  width.meaning = "multi, atomic: elements per vector load (1, 2, 4, 8 or 16)";
+  const lab::Tunable multi_local =
+      local.like("MULTI_LOCAL", "--multi-local",
+                 "multi, atomic: work-group size (a power of two; 1 suits a CPU)",
+                 {1, 4, 16, 64, 128, 256, 512});
+  lab::Tunable width =
+      groups.like("VW", "--vector-width",
+                  "multi, atomic: elements per vector load (1, 2, 4, 8 or 16)", {1, 2, 4, 8, 16});
   width.max = 16;
-  width.candidates = {1, 2, 4, 8, 16};
   width.define = true;
-  lab::Tunable accs = width;
-  accs.name = "ACCS";
-  accs.option = "--accumulators";
-  accs.meaning =
-      "multi: sums each work-item keeps side by side (1, 2 or 4), so that an addition need not "
-      "wait for the one before";
+  lab::Tunable accs = width.like("ACCS", "--accumulators",
+                                 "multi: sums each work-item keeps side by side (1, 2 or 4), so "
+                                 "that an addition need not wait for the one before",
+                                 {1, 2, 4});
   accs.max = 4;
-  accs.candidates = {1, 2, 4};
   f.tunables = {local, multi_local, groups, width, accs};
 
   // Bytes counted: every term read once (x, and y for a dot product); set by the lab per --op.

@@ -64,44 +64,33 @@ Family make_family() {
   tile.max = 1024;
   tile.candidates = {8, 16, 32, 64};
   tile.grows = lab::kGrowsGroup | lab::kGrowsLocal;
-  lab::Tunable multi_tile = tile;
-  multi_tile.name = "MULTI_TILE";
-  multi_tile.option = "--multi-tile";
-  multi_tile.meaning =
-      "multi, aligned: their tile side (the kernel's TILE): work-groups of MULTI_TILE x "
-      "MULTI_TILE/ROWS";
+  lab::Tunable multi_tile = tile.like("MULTI_TILE", "--multi-tile",
+                                      "multi, aligned: their tile side (the kernel's TILE): "
+                                      "work-groups of MULTI_TILE x MULTI_TILE/ROWS",
+                                      tile.candidates);
   multi_tile.define = false;  // passed as -DTILE
-  lab::Tunable rows = tile;
-  rows.name = "ROWS";
-  rows.option = "--rows-per-item";
-  rows.meaning = "multi, aligned: elements of a tile column each work-item moves (divides TILE)";
-  rows.candidates = {1, 2, 4, 8, 16};
+  lab::Tunable rows =
+      tile.like("ROWS", "--rows-per-item",
+                "multi, aligned: elements of a tile column each work-item moves (divides TILE)",
+                {1, 2, 4, 8, 16});
   rows.grows = lab::kGrowsNothing;
-  lab::Tunable block_rows = rows;
-  block_rows.name = "BLOCK_ROWS";
-  block_rows.option = "--block-rows";
-  block_rows.meaning = "blocks: rows of A each work-item moves as 8 x 8 blocks (a multiple of 8)";
-  block_rows.candidates = {8, 16, 32, 64};
+  lab::Tunable block_rows = rows.like(
+      "BLOCK_ROWS", "--block-rows",
+      "blocks: rows of A each work-item moves as 8 x 8 blocks (a multiple of 8)", {8, 16, 32, 64});
   block_rows.grows = lab::kGrowsPrivate;
-  lab::Tunable strip = rows;
-  strip.name = "STRIP";
-  strip.option = "--strip";
-  strip.meaning = "blocks: work-items per work-group, stacked down a strip of A 8 columns wide";
-  strip.candidates = {1, 2, 4, 16, 64};
+  lab::Tunable strip =
+      rows.like("STRIP", "--strip",
+                "blocks: work-items per work-group, stacked down a strip of A 8 columns wide",
+                {1, 2, 4, 16, 64});
   strip.define = false;
   strip.grows = lab::kGrowsGroup;
-  lab::Tunable strips = strip;
-  strips.name = "STRIPS";
-  strips.option = "--strips";
-  strips.meaning = "blocks: strips side by side in a work-group (work-items across)";
-  strips.candidates = {1, 2, 4, 8};
-  lab::Tunable align = rows;
-  align.name = "ALIGN";
-  align.option = "--align";
-  align.meaning =
-      "aligned: elements between write boundaries in B's rows, dividing MULTI_TILE (8 floats: a "
-      "32-byte sector)";
-  align.candidates = {1, 4, 8, 16, 32};
+  const lab::Tunable strips =
+      strip.like("STRIPS", "--strips",
+                 "blocks: strips side by side in a work-group (work-items across)", {1, 2, 4, 8});
+  lab::Tunable align = rows.like("ALIGN", "--align",
+                                 "aligned: elements between write boundaries in B's rows, "
+                                 "dividing MULTI_TILE (8 floats: a 32-byte sector)",
+                                 {1, 4, 8, 16, 32});
   align.grows = lab::kGrowsLocal;
   f.tunables = {tile, multi_tile, rows, align, block_rows, strip, strips};
 

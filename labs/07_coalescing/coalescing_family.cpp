@@ -42,14 +42,12 @@ Family make_family() {
   local.max = 65536;
   local.candidates = {16, 32, 64, 128, 256};
   local.grows = lab::kGrowsGroup | lab::kGrowsLocal;
-  lab::Tunable chunk = local;
-  chunk.name = "CHUNK";
-  chunk.option = "--chunk";
-  chunk.meaning =
-      "Columns a chain's loads fetch at once: fused stages LOCAL x (CHUNK + 1) elements in local "
-      "memory, transposed CHUNK in registers";
+  lab::Tunable chunk = local.like("CHUNK", "--chunk",
+                                  "Columns a chain's loads fetch at once: fused stages LOCAL x "
+                                  "(CHUNK + 1) elements in local memory, transposed CHUNK in "
+                                  "registers",
+                                  {4, 8, 16, 32, 64});
   chunk.max = 4096;
-  chunk.candidates = {4, 8, 16, 32, 64};
   chunk.grows = lab::kGrowsLocal | lab::kGrowsPrivate;
   f.tunables = {local, chunk};
 

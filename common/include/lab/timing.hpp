@@ -58,6 +58,13 @@ struct Timing {
 // A `settle` step, when given, runs (untimed) before every run of either side: the copy
 // yardstick's cache flush (CopyBaseline::settle), so that neither side's time includes writing
 // back what the other left in the cache.
+namespace detail {
+struct Yardstick {
+  std::function<double()> run_seconds;  // one run, waited for: its seconds
+  std::function<void()> settle;         // before each run of either side, or empty
+};
+}  // namespace detail
+
 class InTurnsWith {
  public:
   // A kernel: `launch` enqueues it and returns its event, timed on the event clock.
@@ -70,8 +77,7 @@ class InTurnsWith {
   InTurnsWith& operator=(const InTurnsWith&) = delete;
 
  private:
-  std::function<double()> run_seconds_;
-  std::function<void()> settle_;
+  detail::Yardstick yardstick_;
 };
 
 // Sets aside the yardstick of the InTurnsWith in force, if any, while it lives: runs timed
@@ -86,7 +92,7 @@ class OutOfTurns {
   OutOfTurns& operator=(const OutOfTurns&) = delete;
 
  private:
-  const std::function<double()>* set_aside_;
+  const detail::Yardstick* set_aside_;
 };
 
 // The long-run rule every measurement follows: once a run (a timed one, or a warm-up after the

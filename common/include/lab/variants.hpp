@@ -47,6 +47,18 @@ struct Tunable {
   bool define = true;                    // passed as -DNAME=value (else it only shapes the launch)
   bool power_of_two = false;             // only powers of two work (a tree over the work-group)
   unsigned grows = kGrowsNothing;        // Grows flags
+
+  // A neighbour in the same table: this one's bounds and flags under another name, option,
+  // meaning and candidates (tile.like("ROWS", "--rows-per-item", "...", {1, 2, 4})).
+  Tunable like(std::string other_name, std::string other_option, std::string other_meaning,
+               std::vector<std::int64_t> other_candidates) const {
+    Tunable t = *this;
+    t.name = std::move(other_name);
+    t.option = std::move(other_option);
+    t.meaning = std::move(other_meaning);
+    t.candidates = std::move(other_candidates);
+    return t;
+  }
 };
 
 // Values of a family's tunables by name, in the table's order, and where each came from.
