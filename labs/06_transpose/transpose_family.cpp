@@ -87,12 +87,19 @@ Family make_family() {
   const lab::Tunable strips =
       strip.like("STRIPS", "--strips",
                  "blocks: strips side by side in a work-group (work-items across)", {1, 2, 4, 8});
+  lab::Tunable stream = rows.like(
+      "STREAM", "--streaming-stores",
+      "blocks: ordinary stores into B, or non-temporal ones that skip reading B's lines first",
+      {0, 1});
+  stream.min = 0;
+  stream.max = 1;
+  stream.labels = {"off", "on"};
   lab::Tunable align = rows.like("ALIGN", "--align",
                                  "aligned: elements between write boundaries in B's rows, "
                                  "dividing MULTI_TILE (8 floats: a 32-byte sector)",
                                  {1, 4, 8, 16, 32});
   align.grows = lab::kGrowsLocal;
-  f.tunables = {tile, multi_tile, rows, align, block_rows, strip, strips};
+  f.tunables = {tile, multi_tile, rows, align, block_rows, strip, strips, stream};
 
   Variant copy = row("copy", "B = A with the same launch: the ceiling", -1);
   copy.extra.transposes = false;
@@ -136,7 +143,7 @@ Family make_family() {
   f.variants.push_back(aligned);
 
   Variant blocks = row("blocks", "8 x 8 blocks in registers, no local memory: for CPUs", -1);
-  blocks.tunables = {"BLOCK_ROWS", "STRIP", "STRIPS"};
+  blocks.tunables = {"BLOCK_ROWS", "STRIP", "STRIPS", "STREAM"};
   blocks.plan = [](const Dims& d, const lab::Tuning& t) -> lab::NDRangePlan {
     const std::uint64_t strip = t.whole("STRIP"), strips = t.whole("STRIPS");
     const std::uint64_t items_down = lab::ceil_div(d.height, t.whole("BLOCK_ROWS"));
@@ -167,22 +174,23 @@ lab::Tuning default_tuning(const cl::Device& device) {
                                {"ALIGN", 8},
                                {"BLOCK_ROWS", 8},
                                {"STRIP", 64},
-                               {"STRIPS", 1}});
+                               {"STRIPS", 1},
+                               {"STREAM", 0}});
   }
-  // blocks on a CPU with AVX-512 code: four strips side by side, so that one group reads both
-  // halves of every 64-byte piece of a row of A, one right after the other (PoCL runs a group's
-  // work-items with dimension 0 fastest), not two groups that may run on different cores. On a
-  // 2-core AMD EPYC VM, alternating: at 4096 x 4096 28.2-30.8 GB/s against 23.9-29.4 for one
-  // strip, at 2048 x 3000 20.4-21.6 against 14.4-18.2. With AVX2 code (the same VM under
-  // POCL_KERNELLIB_NAME=avx2) it was no better (19.7-22.4 against 22.1-22.8), so one strip there.
-  const bool avx512 = lab::cpu_simd_unit(device).registers >= 32;
+  // blocks on a CPU: four strips side by side, so that one group reads both halves of every
+  // 64-byte piece of a row of A, one right after the other (PoCL runs a group's work-items with
+  // dimension 0 fastest), not two groups that may run on different cores; and non-temporal
+  // stores into B. On a 2-core AMD EPYC VM at 4096 x 4096, alternating: AVX-512 code 43.5-47.3
+  // GB/s against 31.2-31.3 with ordinary stores; AVX2 code (POCL_KERNELLIB_NAME=avx2) 39.9-42.8
+  // with four strips against 28.6-29.6 with one (ordinary stores: 20.5-23.0).
   return lab::Tuning().with({{"TILE", 16},
                              {"MULTI_TILE", 16},
                              {"ROWS", 16},
                              {"ALIGN", 8},
                              {"BLOCK_ROWS", 32},
                              {"STRIP", 4},
-                             {"STRIPS", avx512 ? 4 : 1}});
+                             {"STRIPS", 4},
+                             {"STREAM", 1}});
 }
 
 Reach launch_reach(const Variant& variant, const Dims& d, const lab::Tuning& t) {
