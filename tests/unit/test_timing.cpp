@@ -1,6 +1,7 @@
 // test_timing.cpp: statistics, NDRange arithmetic, reports and seeded data.
 #include "lab/data.hpp"
 #include "lab/ndrange.hpp"
+#include "lab/peers.hpp"
 #include "lab/report.hpp"
 #include "lab/timing.hpp"
 
@@ -9,8 +10,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 TEST(Stats, OddAndEvenCounts) {
@@ -102,4 +105,25 @@ TEST(Data, SeededAndAligned) {
   const auto ints = lab::random_vector<int>(1000, 1, -3, 3);
   EXPECT_NE(std::find(ints.begin(), ints.end(), -3), ints.end());
   EXPECT_NE(lab::derive_seed(42, 0), lab::derive_seed(42, 1));
+}
+
+// OpenBLAS's idle worker threads must sleep at once, not spin for 0.1 s holding a core the next
+// turn's kernel needs; a timeout the user chose is kept. (The variable is set before the library
+// is looked for, so this holds where OpenBLAS is not installed too.)
+TEST(Peers, OpenBlasThreadsSleepBetweenTurns) {
+  const char* before = std::getenv("OPENBLAS_THREAD_TIMEOUT");
+  const std::string saved = before ? before : "";
+  std::ostringstream out;
+  ::unsetenv("OPENBLAS_THREAD_TIMEOUT");
+  lab::load_symbol("libopenblas.so.0", "cblas_sdot", out);
+  ASSERT_NE(std::getenv("OPENBLAS_THREAD_TIMEOUT"), nullptr);
+  EXPECT_STREQ(std::getenv("OPENBLAS_THREAD_TIMEOUT"), "4");
+  ::setenv("OPENBLAS_THREAD_TIMEOUT", "20", 1);
+  lab::load_symbol("libopenblas.so.0", "cblas_sdot", out);
+  EXPECT_STREQ(std::getenv("OPENBLAS_THREAD_TIMEOUT"), "20");
+  if (before) {
+    ::setenv("OPENBLAS_THREAD_TIMEOUT", saved.c_str(), 1);
+  } else {
+    ::unsetenv("OPENBLAS_THREAD_TIMEOUT");
+  }
 }
