@@ -89,7 +89,8 @@ Family make_family() {
                  "blocks: strips side by side in a work-group (work-items across)", {1, 2, 4, 8});
   lab::Tunable stream = rows.like(
       "STREAM", "--streaming-stores",
-      "blocks: ordinary stores into B, or non-temporal ones that skip reading B's lines first",
+      "blocks: ordinary stores into B, or non-temporal ones that skip reading B's lines first "
+      "(where a store is 32-byte aligned and the compiler has the builtin)",
       {0, 1});
   stream.min = 0;
   stream.max = 1;
