@@ -1,13 +1,16 @@
-// reduction_multi.cl: fewer work-items than elements. Each work-item first adds up vectors of VW
-// elements at i, i + G, i + 2G, ... (G the global size, in vectors) in a private vector: in every
-// step neighbouring work-items read neighbouring vectors (coalesced on a GPU), a CPU adds VW
-// lanes per instruction, and nothing waits on a barrier. Then the lanes are added, the n % VW
-// elements left over are shared out the same way, and one sequential-addressing tree per group.
-// The host launches a few work-groups per compute unit (GROUPS), so each work-item handles about
-// n / (GROUPS * LOCAL) elements. On a CPU, where one core runs one work-item's loop, the vectors
-// go into ACCS sums in turn: a vector addition takes several cycles, and the next one into the
-// same sum must wait for it.
-// Indices: v walks this work-item's vectors; t its place in the group; L the group's size.
+// reduction_multi.cl: fewer work-items than elements. Each work-item first adds up its share of
+// the vectors of VW elements in a private vector, with nothing waiting on a barrier. Which
+// vectors are its share (ORDER) depends on the device: on a GPU, vectors i, i + G, i + 2G, ... (G
+// the global size, in vectors), so in every step neighbouring work-items read neighbouring
+// vectors (coalesced); on a CPU, one unbroken run of about 1/G of them, so each core streams
+// through its own part of memory (interleaved, the cores would share every cache line). Then the
+// lanes are added, the n % VW elements left over are shared out one per work-item, and one
+// sequential-addressing tree per group. The host launches a few work-groups per compute unit
+// (GROUPS), so each work-item handles about n / (GROUPS * LOCAL) elements. On a CPU, where one
+// core runs one work-item's loop, the vectors go into ACCS sums in turn: a vector addition
+// takes several cycles, and the next one into the same sum must wait for it.
+// Indices: v walks this work-item's vectors, from first to end, step apart; t its place in the
+// group; L the group's size.
 #ifndef REAL
 #define REAL float  // element type: float or int
 #endif
@@ -25,6 +28,12 @@
 #endif
 #if ACCS != 1 && ACCS != 2 && ACCS != 4
 #error "ACCS must be 1, 2 or 4: the sums each work-item adds its vectors into"
+#endif
+#ifndef ORDER
+#define ORDER 0  // 0: vectors a grid apart (interleaved, GPU); 1: one run of vectors each (CPU)
+#endif
+#if ORDER != 0 && ORDER != 1
+#error "ORDER must be 0 (interleaved: vectors a grid apart) or 1 (contiguous: one run each)"
 #endif
 #define CAT(a, b) a##b
 #define XCAT(a, b) CAT(a, b)
@@ -49,19 +58,30 @@ __kernel void reduction_multi(const ulong n, __global const REAL* x, __global co
   const uint L = get_local_size(0);  // a power of two (kept in a variable: see the handout)
   const size_t vectors = n / VW;
   REALV acc = 0;
-  // EXERCISE(multi_accumulate): add this work-item's vectors v, v + G, v + 2G, ... into acc
+  // This work-item's vectors: first, first + step, ... up to (not including) end.
+  const size_t G = get_global_size(0);
+#if ORDER
+  const size_t per = (vectors + G - 1) / G;  // the last work-items may get fewer, or none
+  const size_t first = min(get_global_id(0) * per, vectors);
+  const size_t end = min(first + per, vectors);
+  const size_t step = 1;
+#else
+  const size_t first = get_global_id(0);
+  const size_t end = vectors;
+  const size_t step = G;
+#endif
+  // EXERCISE(multi_accumulate): add the vectors first, first + step, ... below end into acc
   // The vectors, in that order, go into ACCS sums in turn: each addition waits only for the one
   // ACCS steps back, so a CPU core can start the next before the last has finished.
-  const size_t G = get_global_size(0);
   REALV part[ACCS];
 #pragma unroll
   for (int a = 0; a < ACCS; ++a) part[a] = 0;
-  size_t v = get_global_id(0);
-  for (; v + (ACCS - 1) * G < vectors; v += ACCS * G) {
+  size_t v = first;
+  for (; v + (ACCS - 1) * step < end; v += ACCS * step) {
 #pragma unroll
-    for (int a = 0; a < ACCS; ++a) part[a] += TERMV(v + a * G);
+    for (int a = 0; a < ACCS; ++a) part[a] += TERMV(v + a * step);
   }
-  for (; v < vectors; v += G) acc += TERMV(v);  // fewer than ACCS left
+  for (; v < end; v += step) acc += TERMV(v);  // fewer than ACCS left
 #pragma unroll
   for (int a = 0; a < ACCS; ++a) acc += part[a];
   // END EXERCISE
