@@ -202,8 +202,10 @@ std::optional<double> Result::percent() const {
 }
 
 bool Report::all_passed() const {
-  const auto failed = [](const Result& r) { return r.skip_reason.empty() && !r.passed; };
-  const auto passed = [](const Result& r) { return r.skip_reason.empty() && r.passed; };
+  // The lab's own rows: skipped rows and peers' rows (a library's result) are not counted.
+  const auto counted = [](const Result& r) { return r.skip_reason.empty() && !r.peer; };
+  const auto failed = [&](const Result& r) { return counted(r) && !r.passed; };
+  const auto passed = [&](const Result& r) { return counted(r) && r.passed; };
   return std::none_of(results_.begin(), results_.end(), failed) &&
          std::any_of(results_.begin(), results_.end(), passed);
 }

@@ -45,7 +45,9 @@ std::optional<lab::Result> run_openblas(const Problem<float>& problem, const lab
   lab::HostVector<float> C(static_cast<std::size_t>(d.M) * d.N);
   const lab::Timing time = lab::time_on_host(options, [&] { sgemm(C.data()); });
   const lab::CheckResult check = check_result(C.data(), problem, "C (OpenBLAS)", std::cerr);
-  return make_result("OpenBLAS sgemm (host CPU)", d, time, check, Peak{});
+  lab::Result row = make_result("OpenBLAS sgemm (host CPU)", d, time, check, Peak{});
+  lab::mark_peer(row);
+  return row;
 }
 
 std::function<double()> openblas_turn(const Problem<float>& problem) {
@@ -105,7 +107,9 @@ std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<float>& prob
   lab::HostVector<float> C(static_cast<std::size_t>(d.M) * d.N);
   env.queue.enqueueReadBuffer(buffers.c.buffer(), CL_TRUE, 0, C.size() * sizeof(float), C.data());
   const lab::CheckResult check = check_result(C.data(), problem, "C (CLBlast)", std::cerr);
-  return make_result("CLBlast sgemm", d, time, check, peak);
+  lab::Result row = make_result("CLBlast sgemm", d, time, check, peak);
+  lab::mark_peer(row);
+  return row;
 }
 
 }  // namespace matmul

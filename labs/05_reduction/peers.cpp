@@ -95,6 +95,7 @@ std::vector<lab::Result> peer_rows(lab::Env& env, const Terms<float>& terms, con
     row.elements_per_s = double(n) / peer->timing.time.median / 1e9;
     row.add_note(peer->note);
     row.add_note(note);
+    lab::mark_peer(row);
     rows.push_back(row);
   }
   return rows;

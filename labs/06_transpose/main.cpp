@@ -99,6 +99,7 @@ std::optional<lab::Result> clblast_row(lab::Env& env, const lab::Options& opt,
   lab::Result row = lab::bandwidth_row("CLBlast omatcopy", dims.size(), timing,
                                        transpose::family().work(dims).bytes, check, 0);
   row.add_note("timed on the host clock up to clFinish");
+  lab::mark_peer(row);
   return row;
 }
 

@@ -2,6 +2,8 @@
 // the human table's width and wrapping, and SKIPPED rows.
 #include "lab/report.hpp"
 
+#include "lab/peers.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -123,6 +125,28 @@ TEST(Report, SkippedRowsNeitherPassNorFail) {
   EXPECT_EQ(report.exit_code(), 0);
   EXPECT_EQ(report.json()["results"][0]["status"], "SKIPPED");
   EXPECT_EQ(report.json()["results"][0]["skip_reason"], "the device cannot be partitioned");
+}
+
+TEST(Report, APeerLibrarysWrongResultIsShownButNotTheLabsFailure) {
+  lab::Report report("lab", "dev");
+  lab::Result library = timed_row("OpenBLAS ssum (host CPU)");
+  library.passed = false;
+  lab::mark_peer(library);
+  report.add(library);
+  EXPECT_EQ(report.exit_code(), 1) << "a peer's row alone is not the lab passing";
+  report.add(timed_row("multi"));
+  EXPECT_EQ(report.exit_code(), 0) << "the lab's own row passed; the library's failure is its own";
+  const auto json = report.json();
+  EXPECT_EQ(json["results"][0]["status"], "FAILED");
+  EXPECT_NE(json["results"][0]["notes"][0].get<std::string>().find("does not change"),
+            std::string::npos);
+  lab::Result own = timed_row("sequential");
+  own.passed = false;
+  report.add(own);
+  EXPECT_EQ(report.exit_code(), 1) << "a wrong row of the lab's own still fails it";
+  lab::Result right = timed_row("CLBlast ssum");
+  lab::mark_peer(right);
+  EXPECT_TRUE(right.notes.empty()) << "a peer that passed gets no note";
 }
 
 TEST(Report, JsonAndFailure) {

@@ -10,6 +10,12 @@ namespace lab {
 // `out` saying the library is missing or lacks the symbol.
 void* load_symbol(const char* library, const char* symbol, std::ostream& out);
 
+struct Result;
+
+// Marks `row` as a peer library's row: its check stays in the report, but a wrong result is the
+// library's, not the lab's, so it does not decide the exit code; a failed row says so in a note.
+void mark_peer(Result& row);
+
 // CBLAS and CLBlast share these enumerator values.
 constexpr int kRowMajor = 101;
 constexpr int kNoTrans = 111;

@@ -102,6 +102,9 @@ struct Result {
   std::optional<double> speedup;        // rate over a baseline row (e.g. the naive variant)
   std::optional<double> max_abs_error;  // largest |device - reference| the check saw (JSON)
   bool passed = false;
+  // A library the lab compares itself with (--peers; lab::mark_peer): checked and shown like any
+  // row, but a wrong result there is the library's, so it does not decide the exit code.
+  bool peer = false;
   // Why a row could not run on this device; a row with a reason is SKIPPED, neither passed nor
   // failed.
   std::string skip_reason;
