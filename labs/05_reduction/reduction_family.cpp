@@ -187,7 +187,8 @@ lab::Tuning default_tuning(const cl::Device& device) {
   // long work-item per core, adding vectors as wide as the SIMD unit into four sums: one core
   // runs one work-item, and a vector addition waits for the one before it on the same sum (4
   // cycles on AVX-512), so a single sum caps the rate near the memory's. On a 2-core AMD EPYC
-  // VM at 2^24, in turns with OpenBLAS: 1.00-1.30x ssum with four sums, 0.86-1.00x with one.
+  // VM at 2^24 (vectors interleaved), in turns with OpenBLAS: 1.00-1.30x ssum with four sums,
+  // 0.86-1.00x with one.
   // Each core reads one unbroken run of x (ORDER 1): interleaved, two cores took alternate
   // vectors of every cache line, and multi ran at 0.62-1.29x OpenBLAS against 1.40-2.80x for
   // contiguous runs on the same VM (AVX2 and AVX-512 code, sum and dot, in turns).
