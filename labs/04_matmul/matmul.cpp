@@ -44,16 +44,12 @@ std::vector<lab::Tunable> tunables() {
   auto stage = knob("STAGE", "--staging",
                     "regtiled: stage slices in local memory or read through the caches", {0, 1},
                     lab::kGrowsNothing);
-  stage.min = 0;
-  stage.max = 1;
-  stage.labels = {"cache", "local"};
+  stage.choices({"cache", "local"});
   auto edges = knob("EDGES", "--edges",
                     "regtiled, sizes that are not multiples of the tiles: bounds checks in the "
                     "kernel, or copies into zero-padded buffers and the exact kernel",
                     {0, 1}, lab::kGrowsNothing);
-  edges.min = 0;
-  edges.max = 1;
-  edges.labels = {"checks", "pad"};
+  edges.choices({"checks", "pad"});
   edges.define = false;  // the host's choice: the padded run builds the kernel with EXACT=1
   return {local_2d,
           local_1d,

@@ -73,15 +73,14 @@ Family make_family() {
                                  "that an addition need not wait for the one before",
                                  {1, 2, 4});
   accs.max = 4;
-  lab::Tunable order = width.like(
-      "ORDER", "--order",
-      "multi, atomic: which vectors a work-item adds: interleaved (a grid apart, so neighbours "
-      "read neighbours: coalesced on a GPU) or contiguous (one run each: a CPU core streams its "
-      "own part of memory)",
-      {0, 1});
-  order.min = 0;
-  order.max = 1;
-  order.labels = {"interleaved", "contiguous"};
+  const lab::Tunable order =
+      width
+          .like("ORDER", "--order",
+                "multi, atomic: which vectors a work-item adds: interleaved (a grid apart, so "
+                "neighbours read neighbours: coalesced on a GPU) or contiguous (one run each: a "
+                "CPU core streams its own part of memory)",
+                {})
+          .choices({"interleaved", "contiguous"});
   f.tunables = {local, multi_local, groups, width, accs, order};
 
   // Bytes counted: every term read once (x, and y for a dot product); set by the lab per --op.

@@ -87,14 +87,12 @@ Family make_family() {
   const lab::Tunable strips =
       strip.like("STRIPS", "--strips",
                  "blocks: strips side by side in a work-group (work-items across)", {1, 2, 4, 8});
-  lab::Tunable stream = rows.like(
-      "STREAM", "--streaming-stores",
-      "blocks: ordinary stores into B, or non-temporal ones that skip reading B's lines first "
-      "(where a store is 32-byte aligned and the compiler has the builtin)",
-      {0, 1});
-  stream.min = 0;
-  stream.max = 1;
-  stream.labels = {"off", "on"};
+  const lab::Tunable stream =
+      rows.like("STREAM", "--streaming-stores",
+                "blocks: ordinary stores into B, or non-temporal ones that skip reading B's lines "
+                "first (where a store is 32-byte aligned and the compiler has the builtin)",
+                {})
+          .choices({"off", "on"});
   lab::Tunable align = rows.like("ALIGN", "--align",
                                  "aligned: elements between write boundaries in B's rows, "
                                  "dividing MULTI_TILE (8 floats: a 32-byte sector)",

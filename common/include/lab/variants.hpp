@@ -59,6 +59,17 @@ struct Tunable {
     t.candidates = std::move(other_candidates);
     return t;
   }
+
+  // Makes it a choice between `names` (STREAM: {"off", "on"}): the values 0 to names.size() - 1,
+  // each a candidate, given on the command line by name.
+  Tunable& choices(std::vector<std::string> names) {
+    min = 0;
+    max = static_cast<std::int64_t>(names.size()) - 1;
+    candidates.clear();
+    for (std::int64_t value = 0; value <= max; ++value) candidates.push_back(value);
+    labels = std::move(names);
+    return *this;
+  }
 };
 
 // Values of a family's tunables by name, in the table's order, and where each came from.
