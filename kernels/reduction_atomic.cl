@@ -46,14 +46,16 @@ __kernel void reduction_atomic(const ulong n, __global const REAL* x, __global c
   const uint t = get_local_id(0);
   const uint L = get_local_size(0);  // a power of two (kept in a variable: see the handout)
   REALV acc = 0;
+  // This work-item's vectors: first, first + step, ... up to (not including) end.
   const size_t vectors = n / VW, G = get_global_size(0);
 #if ORDER
-  const size_t per = (vectors + G - 1) / G;
+  const size_t per = (vectors + G - 1) / G;  // the last work-items may get fewer, or none
   const size_t first = min(get_global_id(0) * per, vectors), end = min(first + per, vectors);
-  for (size_t v = first; v < end; ++v) acc += TERMV(v);
+  const size_t step = 1;
 #else
-  for (size_t v = get_global_id(0); v < vectors; v += G) acc += TERMV(v);
+  const size_t first = get_global_id(0), end = vectors, step = G;
 #endif
+  for (size_t v = first; v < end; v += step) acc += TERMV(v);
   REAL sum = 0;
 #if VW == 1
   sum = acc;
