@@ -289,7 +289,7 @@ __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void matmul_regtil
       if (i < M) {
         REAL v[VWN];
         VSTOREV(acc[wm][wn], 0, v);
-                for (int c = 0; c < VWN && j + c < N; ++c) C[i * N + j + c] = v[c];
+        for (int c = 0; c < VWN && j + c < N; ++c) C[i * N + j + c] = v[c];
       }
 #endif
     }

@@ -51,23 +51,24 @@ std::vector<lab::Tunable> tunables() {
                     {0, 1}, lab::kGrowsNothing);
   edges.choices({"checks", "pad"});
   edges.define = false;  // the host's choice: the padded run builds the kernel with EXACT=1
-  return {local_2d,
-          local_1d,
-          knob("TS", "--ts", "tiled: tile side TS (work-group TSxTS)", {4, 8, 16, 32},
-               kGrowsGroup | kGrowsLocal),
-          kmax,
-          knob("TSM", "--regtile", "rows of C per work-group", {32, 64, 128, 256},
-               kGrowsGroup | kGrowsLocal, 0),
-          knob("TSN", "--regtile", "columns of C per work-group", {8, 16, 24, 32, 48, 64, 128},
-               kGrowsGroup | kGrowsLocal, 1),
-          knob("TSK", "--regtile", "width of the slices of K", {4, 8, 16, 32, 64}, kGrowsLocal, 2),
-          knob("WPTM", "--regtile", "rows of C per work-item", {4, 8, 16}, lab::kGrowsNothing, 3),
-          knob("WPTN", "--regtile", "columns of C per work-item", {4, 8, 16, 24, 32, 48},
-               lab::kGrowsNothing, 4),
-          knob("VWN", "--regtile", "vector width along j (4, 8 or 16)", {4, 8, 16},
-               lab::kGrowsNothing, 5),
-          stage,
-          edges};
+  return {
+      local_2d,
+      local_1d,
+      knob("TS", "--ts", "tiled: tile side TS (work-group TSxTS)", {4, 8, 16, 32},
+           kGrowsGroup | kGrowsLocal),
+      kmax,
+      knob("TSM", "--regtile", "rows of C per work-group", {32, 64, 128, 256},
+           kGrowsGroup | kGrowsLocal, 0),
+      knob("TSN", "--regtile", "columns of C per work-group", {8, 16, 24, 32, 48, 64, 128},
+           kGrowsGroup | kGrowsLocal, 1),
+      knob("TSK", "--regtile", "width of the slices of K", {4, 8, 16, 32, 64, 128}, kGrowsLocal, 2),
+      knob("WPTM", "--regtile", "rows of C per work-item", {4, 8, 16}, lab::kGrowsNothing, 3),
+      knob("WPTN", "--regtile", "columns of C per work-item", {4, 8, 16, 24, 32, 48},
+           lab::kGrowsNothing, 4),
+      knob("VWN", "--regtile", "vector width along j (4, 8 or 16)", {4, 8, 16}, lab::kGrowsNothing,
+           5),
+      stage,
+      edges};
 }
 
 // The 2-D launches of naive and naive_global: LOCAL_2D x LOCAL_2D groups over C.
