@@ -172,7 +172,8 @@ TuningOptions::TuningOptions(Cli& cli, const std::vector<Tunable>& tunables) : t
                "and checked), print the best few and keep the best in the tuning cache");
   cli.add_size("--tune-budget", budget_, "Seconds --tune may spend (default 60)");
   cli.add_flag("--no-tuned", no_tuned_,
-               "Ignore the tuning cache: run with the defaults and what the command line gives");
+               "Ignore the tuning cache and the recorded settings: run with the defaults and what "
+               "the command line gives");
 }
 
 void TuningOptions::check() {
