@@ -45,15 +45,20 @@ __kernel void reduction_atomic(const ulong n, __global const REAL* x, __global c
                                __global REAL* total, __local REAL* scratch) {
   const uint t = get_local_id(0);
   const uint L = get_local_size(0);  // a power of two (kept in a variable: see the handout)
+  const size_t vectors = n / VW;
   REALV acc = 0;
-  // This work-item's vectors: first, first + step, ... up to (not including) end.
-  const size_t vectors = n / VW, G = get_global_size(0);
+  // This work-item's vectors: first, first + step, ... up to (not including) end. The same
+  // share as reduction_multi.cl's, written out again so that each kernel file stands alone.
+  const size_t G = get_global_size(0);
 #if ORDER
   const size_t per = (vectors + G - 1) / G;  // the last work-items may get fewer, or none
-  const size_t first = min(get_global_id(0) * per, vectors), end = min(first + per, vectors);
+  const size_t first = min(get_global_id(0) * per, vectors);
+  const size_t end = min(first + per, vectors);
   const size_t step = 1;
 #else
-  const size_t first = get_global_id(0), end = vectors, step = G;
+  const size_t first = get_global_id(0);
+  const size_t end = vectors;
+  const size_t step = G;
 #endif
   for (size_t v = first; v < end; v += step) acc += TERMV(v);
   REAL sum = 0;
