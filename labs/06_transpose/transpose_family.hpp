@@ -21,12 +21,14 @@ using Family = lab::Family<Dims, Shape>;
 using Variant = lab::Variant<Dims, Shape>;
 
 // Tunables: TILE (--tile, the tile side, a -D), MULTI_TILE (--multi-tile, multi's tile side),
-// ROWS (--rows-per-item, multi's elements per work-item), BLOCK_ROWS (--block-rows) and STRIP
-// (--strip) for blocks. Rows: copy, naive, coalesced, padded, diagonal, multi, blocks.
+// ROWS (--rows-per-item, multi's elements per work-item), ALIGN (--align) for aligned, BLOCK_ROWS
+// (--block-rows), STRIP (--strip), STRIPS (--strips) and STREAM (--streaming-stores) for blocks.
+// Rows: copy, naive, coalesced, padded, diagonal, multi, aligned, blocks.
 const Family& family();
 
-// A GPU: TILE 16, multi 64 x 64 with ROWS 16, blocks 8 rows in strips of 64. A CPU: TILE 16,
-// multi 16 x 16 with ROWS 16, blocks 32 rows in strips of 4.
+// A GPU: TILE 16, multi and aligned 64 x 64 with ROWS 16 and ALIGN 16, blocks 16 rows a
+// work-item, 16 work-items down a strip. A CPU: TILE 16, multi 16 x 16 with ROWS 16, blocks 16
+// rows a work-item, 8 work-items along the rows, streaming stores.
 lab::Tuning default_tuning(const cl::Device& device);
 
 // How far past the end of A and B (elements) a padded launch reaches without bounds checks.
