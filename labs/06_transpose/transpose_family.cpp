@@ -186,9 +186,10 @@ lab::Tuning default_tuning(const cl::Device& device) {
   // 64 columns and the next group goes on along the same rows (the prefetchers follow 16 streams
   // of loads); each of its stores into B completes a 64-byte line two stores at a time, and the
   // stores skip the cache (non-temporal), so scattering them over 8 rows of B costs nothing.
-  // On a 2-core AMD EPYC VM, in turns with the copy kernel: AVX-512 code 86-92% of it at 4096 x
-  // 4096 and 93-96% at 8192 x 8192, AVX2 code 85-88% and 70-82%, against 64-84%, 37-71%, 52-79%
-  // and 32-73% for 8 rows a work-item in groups 4 down and 4 across; 32 rows a work-item 53-81%.
+  // On a 2-core AMD EPYC VM, in turns with the copy kernel, six runs: AVX-512 code 85-92% of it
+  // at 4096 x 4096 and 80-98% at 8192 x 8192, AVX2 code 85-91% and 70-96%; in three of them 8 rows
+  // a work-item in groups 4 down and 4 across read 64-84%, 37-71%, 52-79% and 32-73%. 32 rows a
+  // work-item 53-81%; 4 work-items across no better than 8.
   return lab::Tuning().with({{"TILE", 16},
                              {"MULTI_TILE", 16},
                              {"ROWS", 16},
