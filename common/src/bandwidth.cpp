@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <utility>
 
 namespace lab {
@@ -46,11 +47,19 @@ std::function<void()> cache_flush(Env& env, const Program& program, double bytes
 }  // namespace
 
 CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std::uint64_t local,
-                          std::ostream& out) {
+                          std::ostream& out, CopyMemory memory) {
   const std::uint64_t bytes = n * sizeof(float);
-  auto source = random_vector<float>(n, derive_seed(options.seed, 99), -1.0f, 1.0f);
-  cl::Buffer src(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, source.data());
-  cl::Buffer dst(env.context, CL_MEM_WRITE_ONLY, bytes);
+  // (shared: for host memory the buffers use the arrays, which must outlive every launch)
+  const auto source = std::make_shared<HostVector<float>>(
+      random_vector<float>(n, derive_seed(options.seed, 99), -1.0f, 1.0f));
+  const bool host = memory == CopyMemory::host;
+  const auto target = std::make_shared<HostVector<float>>(host ? n : 0);
+  const cl::Buffer src(env.context,
+                       CL_MEM_READ_ONLY | (host ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR),
+                       bytes, source->data());
+  const cl::Buffer dst = host ? cl::Buffer(env.context, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR,
+                                           bytes, target->data())
+                              : cl::Buffer(env.context, CL_MEM_WRITE_ONLY, bytes);
   const Program program = build_program(env, options, "vector_copy.cl", {}, out, false);
 
   CopyBaseline best;
@@ -61,16 +70,17 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
         program,
         {name, {{"", "ulong", "n"}, {"global", "float*", "src"}, {"global", "float*", "dst"}}}));
     const Launch1D shape = plan_1d(copy.getKernel(), env.device, ceil_div(n, per_item), local);
-    // (copies of the functor, buffers and queue, so that the launch outlives this function)
-    const std::function<cl::Event()> launch = [copy, shape, queue = env.queue, n, src,
-                                               dst]() mutable {
+    // (copies of the functor, buffers, arrays and queue, so that the launch outlives this
+    // function)
+    const std::function<cl::Event()> launch = [copy, shape, queue = env.queue, n, src, dst,
+                                               source, target]() mutable {
       return copy(shape.args(queue), n, src, dst);
     };
     const Timing timing = time_launches(options, launch, out);
     HostVector<float> copied(n);
     env.queue.enqueueReadBuffer(dst, CL_TRUE, 0, bytes, copied.data());
     const bool passed =
-        compare(copied.data(), source.data(), n, Tolerance::exact(), std::cerr, name).passed();
+        compare(copied.data(), source->data(), n, Tolerance::exact(), std::cerr, name).passed();
     const double rate = gigabytes_per_second(8.0 * static_cast<double>(n), timing.time.median);
     if (rate > best.rate) {
       best.rate = rate;

@@ -133,13 +133,21 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
     const transpose::Reach r = transpose::launch_reach(v, dims, t);
     reach = {std::max(reach.a, r.a), std::max(reach.b, r.b)};
   });
-  lab::GuardedBuffer<T> a_buf(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, elements, reach.a,
-                              A.data());
-  lab::GuardedBuffer<T> b_buf(env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, elements, reach.b);
+  //    On a CPU device A and B are the lab's own arrays (CL_MEM_USE_HOST_PTR), which sit in 2 MiB
+  //    pages where the host gives them: every row a transpose walks down is a new 4 KiB page, and
+  //    with huge pages the TLB keeps up. The copy kernel it is held against gets the same memory.
+  const cl_device_type type = env.device.getInfo<CL_DEVICE_TYPE>();
+  const bool cpu = (type & CL_DEVICE_TYPE_CPU) != 0 && (type & CL_DEVICE_TYPE_GPU) == 0;
+  lab::GuardedBuffer<T> a_buf(env, cpu ? lab::BufferMode::use : lab::BufferMode::copy,
+                              CL_MEM_READ_ONLY, elements, reach.a, A.data());
+  lab::GuardedBuffer<T> b_buf(env, cpu ? lab::BufferMode::use : lab::BufferMode::write,
+                              CL_MEM_WRITE_ONLY, elements, reach.b);
 
   // 5-7. Each variant with its tuning: build, run, verify; every run (CLBlast's too) followed by
   //      one of the copy kernel over the same number of elements, the rows' yardstick
-  const lab::CopyBaseline copy = lab::measure_copy(env, opt, elements, 0, cli.out());
+  const lab::CopyBaseline copy =
+      lab::measure_copy(env, opt, elements, 0, cli.out(),
+                        cpu ? lab::CopyMemory::host : lab::CopyMemory::device);
   std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
     std::vector<lab::Result> made =
         driver.run("GB/s", dims, RunRow<T>{env, dims, a_buf, b_buf, A, At});

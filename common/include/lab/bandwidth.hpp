@@ -35,13 +35,19 @@ struct CopyBaseline {
   std::function<void()> settle;
 };
 
-// Times the float and float4 copy kernels of kernels/vector_copy.cl over n floats in plain device
-// buffers (warm-up and repetitions from `options`, work-group size `local`, 0 for the runtime's
-// choice) and returns the faster. Devices differ in which shape copies fastest, so the better of
-// the two is the fair yardstick. Measure it before the rows and run them with in_turns_with, so
-// that each row is held against the copy's runs between its own.
+// Where the copy's buffers live: memory the runtime allocates (device), or the lab's own host
+// arrays through CL_MEM_USE_HOST_PTR (host: on a CPU device the kernels then run on that memory,
+// in huge pages where it is large). A lab whose rows run on host arrays asks for host, so that the
+// yardstick runs on the same kind of memory as they do.
+enum class CopyMemory { device, host };
+
+// Times the float and float4 copy kernels of kernels/vector_copy.cl over n floats (warm-up and
+// repetitions from `options`, work-group size `local`, 0 for the runtime's choice) and returns
+// the faster. Devices differ in which shape copies fastest, so the better of the two is the fair
+// yardstick. Measure it before the rows and run them with in_turns_with, so that each row is held
+// against the copy's runs between its own.
 CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std::uint64_t local,
-                          std::ostream& out);
+                          std::ostream& out, CopyMemory memory = CopyMemory::device);
 
 // The rows `rows()` returns (the lab's variants, and its peers where it has them), measured in
 // turns with `copy` (InTurnsWith): one copy run after every run they make.
