@@ -50,10 +50,14 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
                           std::ostream& out, CopyMemory memory) {
   const std::uint64_t bytes = n * sizeof(float);
   // (shared: for host memory the buffers use the arrays, which must outlive every launch)
-  const auto source = std::make_shared<HostVector<float>>(
-      random_vector<float>(n, derive_seed(options.seed, 99), -1.0f, 1.0f));
   const bool host = memory == CopyMemory::host;
-  const auto target = std::make_shared<HostVector<float>>(host ? n : 0);
+  const auto source = std::make_shared<HostVector<float>>(host ? huge_page_vector<float>(n)
+                                                                 : HostVector<float>(n));
+  const HostVector<float> values =
+      random_vector<float>(n, derive_seed(options.seed, 99), -1.0f, 1.0f);
+  std::copy(values.begin(), values.end(), source->begin());
+  const auto target =
+      std::make_shared<HostVector<float>>(host ? huge_page_vector<float>(n) : HostVector<float>());
   const cl::Buffer src(env.context,
                        CL_MEM_READ_ONLY | (host ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR),
                        bytes, source->data());

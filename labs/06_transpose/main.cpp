@@ -133,15 +133,15 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
     const transpose::Reach r = transpose::launch_reach(v, dims, t);
     reach = {std::max(reach.a, r.a), std::max(reach.b, r.b)};
   });
-  //    On a CPU device A and B are the lab's own arrays (CL_MEM_USE_HOST_PTR), which sit in 2 MiB
-  //    pages where the host gives them: every row a transpose walks down is a new 4 KiB page, and
-  //    with huge pages the TLB keeps up. The copy kernel it is held against gets the same memory.
+  //    On a CPU device A and B are the lab's own arrays (CL_MEM_USE_HOST_PTR) in 2 MiB pages
+  //    where Linux gives them: every row a transpose walks down is a new 4 KiB page, and with
+  //    huge pages the TLB keeps up. The copy kernel it is held against gets the same memory.
   const cl_device_type type = env.device.getInfo<CL_DEVICE_TYPE>();
   const bool cpu = (type & CL_DEVICE_TYPE_CPU) != 0 && (type & CL_DEVICE_TYPE_GPU) == 0;
   lab::GuardedBuffer<T> a_buf(env, cpu ? lab::BufferMode::use : lab::BufferMode::copy,
-                              CL_MEM_READ_ONLY, elements, reach.a, A.data());
+                              CL_MEM_READ_ONLY, elements, reach.a, A.data(), cpu);
   lab::GuardedBuffer<T> b_buf(env, cpu ? lab::BufferMode::use : lab::BufferMode::write,
-                              CL_MEM_WRITE_ONLY, elements, reach.b);
+                              CL_MEM_WRITE_ONLY, elements, reach.b, nullptr, cpu);
 
   // 5-7. Each variant with its tuning: build, run, verify; every run (CLBlast's too) followed by
   //      one of the copy kernel over the same number of elements, the rows' yardstick

@@ -35,10 +35,10 @@ struct CopyBaseline {
   std::function<void()> settle;
 };
 
-// Where the copy's buffers live: memory the runtime allocates (device), or the lab's own host
-// arrays through CL_MEM_USE_HOST_PTR (host: on a CPU device the kernels then run on that memory,
-// in huge pages where it is large). A lab whose rows run on host arrays asks for host, so that the
-// yardstick runs on the same kind of memory as they do.
+// Where the copy's buffers live: memory the runtime allocates (device), or host arrays in huge
+// pages through CL_MEM_USE_HOST_PTR (host: on a CPU device the kernels then run on that memory).
+// A lab whose rows run on such arrays asks for host, so that the yardstick runs on the same kind
+// of memory as they do.
 enum class CopyMemory { device, host };
 
 // Times the float and float4 copy kernels of kernels/vector_copy.cl over n floats (warm-up and

@@ -138,11 +138,16 @@ template <typename T>
 class GuardedBuffer {
  public:
   // `initial` (count elements, or null for the sentinel) is what the data holds at first;
-  // `access` is CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY or CL_MEM_READ_WRITE.
+  // `access` is CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY or CL_MEM_READ_WRITE; `huge_pages` puts the
+  // host array in huge pages where Linux gives them (ask_for_huge_pages): for use, the buffer's.
   GuardedBuffer(const Env& env, BufferMode mode, cl_mem_flags access, std::size_t count,
-                std::size_t reach, const T* initial = nullptr)
+                std::size_t reach, const T* initial = nullptr, bool huge_pages = false)
       : mode_(mode), layout_(guard_layout(env.device, sizeof(T), count, reach)) {
-    storage_.resize(layout_.total());
+    if (huge_pages) {
+      storage_ = huge_page_vector<T>(layout_.total());
+    } else {
+      storage_.resize(layout_.total());
+    }
     std::memset(static_cast<void*>(storage_.data()), kGuardByte, storage_.size() * sizeof(T));
     T* data = storage_.data() + layout_.front;
     if (initial != nullptr) {

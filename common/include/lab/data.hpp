@@ -1,5 +1,4 @@
-// data.hpp: host arrays aligned for zero-copy buffers (large ones in huge pages), filled with
-// seeded random values.
+// data.hpp: host arrays aligned for zero-copy buffers, filled with seeded random values.
 #pragma once
 
 #include <cstddef>
@@ -18,16 +17,6 @@ namespace lab {
 // 128-byte alignment: PoCL warns about less for CL_MEM_USE_HOST_PTR, and it suits cache lines.
 constexpr std::size_t kHostAlignment = 128;
 
-// Host arrays of 2 MiB or more start on a 2 MiB boundary and are offered to Linux's transparent
-// huge pages (madvise MADV_HUGEPAGE: Debian and Ubuntu give them only where asked). A kernel that
-// walks a matrix down its columns touches a new 4 KiB page with every row, and the TLB that
-// translates addresses holds a few thousand pages; with 2 MiB pages it covers 512 times as much.
-// Buffers made on this memory (CL_MEM_USE_HOST_PTR on a CPU device) give the kernels the pages too.
-constexpr std::size_t kHugePage = std::size_t(2) << 20;
-inline std::size_t host_alignment(std::size_t bytes) {
-  return bytes >= kHugePage ? kHugePage : kHostAlignment;
-}
-
 template <typename T>
 struct AlignedAllocator {
   using value_type = T;
@@ -37,15 +26,10 @@ struct AlignedAllocator {
 
   T* allocate(std::size_t n) {
     if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_alloc();
-    const std::size_t bytes = n * sizeof(T);
-    void* p = ::operator new (bytes, std::align_val_t{host_alignment(bytes)});
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (bytes >= kHugePage) ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: errors ignored
-#endif
-    return static_cast<T*>(p);
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{kHostAlignment}));
   }
-  void deallocate(T* p, std::size_t n) noexcept {
-    ::operator delete (p, std::align_val_t{host_alignment(n * sizeof(T))});
+  void deallocate(T* p, std::size_t) noexcept {
+    ::operator delete (p, std::align_val_t{kHostAlignment});
   }
   template <typename U>
   bool operator==(const AlignedAllocator<U>&) const noexcept {
@@ -59,6 +43,34 @@ struct AlignedAllocator {
 
 template <typename T>
 using HostVector = std::vector<T, AlignedAllocator<T>>;
+
+// Asks Linux for transparent huge pages (2 MiB) for the whole 2 MiB pieces of [p, p + bytes),
+// with madvise(MADV_HUGEPAGE): Debian's and Ubuntu's default ("madvise") gives them only to
+// memory that asks. A kernel that walks a matrix down its columns touches a new 4 KiB page with
+// every row, and the TLB holds a few thousand translations; a 2 MiB page covers 512 small ones.
+// Advice only, taken into account for memory not touched yet; elsewhere it does nothing.
+inline void ask_for_huge_pages(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+// n value-initialised elements in memory that asked for huge pages before it was first touched.
+// For arrays that buffers use in place (CL_MEM_USE_HOST_PTR) on a CPU device.
+template <typename T>
+HostVector<T> huge_page_vector(std::size_t n) {
+  HostVector<T> values;
+  values.reserve(n);
+  ask_for_huge_pages(values.data(), n * sizeof(T));
+  values.resize(n);
+  return values;
+}
 
 // The OpenCL C name of a lab's element type, as its kernels' REAL: "float" or "int".
 template <typename T>
