@@ -49,21 +49,22 @@ std::function<void()> cache_flush(Env& env, const Program& program, double bytes
 CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std::uint64_t local,
                           std::ostream& out, CopyMemory memory) {
   const std::uint64_t bytes = n * sizeof(float);
-  // (shared: for host memory the buffers use the arrays, which must outlive every launch)
+  // (shared: with host memory the buffers use the arrays, which must outlive every launch)
   const bool host = memory == CopyMemory::host;
-  const auto source = std::make_shared<HostVector<float>>(host ? huge_page_vector<float>(n)
-                                                                 : HostVector<float>(n));
-  const HostVector<float> values =
-      random_vector<float>(n, derive_seed(options.seed, 99), -1.0f, 1.0f);
-  std::copy(values.begin(), values.end(), source->begin());
-  const auto target =
-      std::make_shared<HostVector<float>>(host ? huge_page_vector<float>(n) : HostVector<float>());
+  const auto source = std::make_shared<HostVector<float>>(
+      random_vector<float>(n, derive_seed(options.seed, 99), -1.0f, 1.0f));
+  const auto target = std::make_shared<HostVector<float>>();
+  if (host) {
+    HostVector<float> huge = huge_page_vector<float>(n);
+    std::copy(source->begin(), source->end(), huge.begin());
+    *source = std::move(huge);
+    *target = huge_page_vector<float>(n);
+  }
   const cl::Buffer src(env.context,
                        CL_MEM_READ_ONLY | (host ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR),
                        bytes, source->data());
-  const cl::Buffer dst = host ? cl::Buffer(env.context, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR,
-                                           bytes, target->data())
-                              : cl::Buffer(env.context, CL_MEM_WRITE_ONLY, bytes);
+  const cl::Buffer dst(env.context, CL_MEM_WRITE_ONLY | (host ? CL_MEM_USE_HOST_PTR : 0), bytes,
+                       host ? target->data() : nullptr);
   const Program program = build_program(env, options, "vector_copy.cl", {}, out, false);
 
   CopyBaseline best;
@@ -76,8 +77,8 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
     const Launch1D shape = plan_1d(copy.getKernel(), env.device, ceil_div(n, per_item), local);
     // (copies of the functor, buffers, arrays and queue, so that the launch outlives this
     // function)
-    const std::function<cl::Event()> launch = [copy, shape, queue = env.queue, n, src, dst,
-                                               source, target]() mutable {
+    const std::function<cl::Event()> launch = [copy, shape, queue = env.queue, n, src, dst, source,
+                                               target]() mutable {
       return copy(shape.args(queue), n, src, dst);
     };
     const Timing timing = time_launches(options, launch, out);

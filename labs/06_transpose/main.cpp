@@ -145,9 +145,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
 
   // 5-7. Each variant with its tuning: build, run, verify; every run (CLBlast's too) followed by
   //      one of the copy kernel over the same number of elements, the rows' yardstick
-  const lab::CopyBaseline copy =
-      lab::measure_copy(env, opt, elements, 0, cli.out(),
-                        cpu ? lab::CopyMemory::host : lab::CopyMemory::device);
+  const lab::CopyBaseline copy = lab::measure_copy(
+      env, opt, elements, 0, cli.out(), cpu ? lab::CopyMemory::host : lab::CopyMemory::device);
   std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
     std::vector<lab::Result> made =
         driver.run("GB/s", dims, RunRow<T>{env, dims, a_buf, b_buf, A, At});

@@ -79,15 +79,14 @@ Family make_family() {
       "blocks: rows of A each work-item moves, 16 at a time as two 8 x 8 blocks (a multiple of 16)",
       {16, 32, 64});
   block_rows.grows = lab::kGrowsPrivate;
-  lab::Tunable strip =
-      rows.like("STRIP", "--strip",
-                "blocks: work-items per work-group down a strip of A 8 columns wide",
-                {1, 2, 4, 16, 64});
+  lab::Tunable strip = rows.like(
+      "STRIP", "--strip", "blocks: work-items per work-group down a strip of A 8 columns wide",
+      {1, 2, 4, 16, 64});
   strip.define = false;
   strip.grows = lab::kGrowsGroup;
-  const lab::Tunable strips =
-      strip.like("STRIPS", "--strips",
-                 "blocks: strips side by side in a work-group (work-items across)", {1, 2, 4, 8, 16});
+  const lab::Tunable strips = strip.like(
+      "STRIPS", "--strips", "blocks: strips side by side in a work-group (work-items across)",
+      {1, 2, 4, 8, 16});
   const lab::Tunable stream =
       rows.like("STREAM", "--streaming-stores",
                 "blocks: ordinary stores into B, or non-temporal ones that skip reading B's lines "

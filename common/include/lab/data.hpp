@@ -8,10 +8,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 namespace lab {
 
 // 128-byte alignment: PoCL warns about less for CL_MEM_USE_HOST_PTR, and it suits cache lines.
@@ -49,17 +45,7 @@ using HostVector = std::vector<T, AlignedAllocator<T>>;
 // memory that asks. A kernel that walks a matrix down its columns touches a new 4 KiB page with
 // every row, and the TLB holds a few thousand translations; a 2 MiB page covers 512 small ones.
 // Advice only, taken into account for memory not touched yet; elsewhere it does nothing.
-inline void ask_for_huge_pages(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
-  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
+void ask_for_huge_pages(void* p, std::size_t bytes);
 
 // n value-initialised elements in memory that asked for huge pages before it was first touched.
 // For arrays that buffers use in place (CL_MEM_USE_HOST_PTR) on a CPU device.
