@@ -37,7 +37,7 @@ std::function<void()> cache_flush(Env& env, const Program& program, double bytes
   cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> flush(make_kernel(
       program,
       {"cache_flush",
-       {{"", "ulong", "n"}, {"global", "float4*", "data"}, {"global", "float*", "sink"}}}));
+       {{"", "ulong", "n"}, {"global", "float4*", "data", true}, {"global", "float*", "sink"}}}));
   const Launch1D shape = plan_1d(flush.getKernel(), env.device, quads, 0);
   return [flush, shape, queue = env.queue, quads, zeros, sink]() mutable {
     flush(shape.args(queue), quads, zeros, sink).wait();
@@ -73,7 +73,8 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
   for (const auto& [name, per_item] : kernels) {
     cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(make_kernel(
         program,
-        {name, {{"", "ulong", "n"}, {"global", "float*", "src"}, {"global", "float*", "dst"}}}));
+        {name,
+         {{"", "ulong", "n"}, {"global", "float*", "src", true}, {"global", "float*", "dst"}}}));
     const Launch1D shape = plan_1d(copy.getKernel(), env.device, ceil_div(n, per_item), local);
     // (copies of the functor, buffers, arrays and queue, so that the launch outlives this
     // function)

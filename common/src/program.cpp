@@ -114,6 +114,9 @@ std::string address_name(cl_kernel_arg_address_qualifier address) {
 
 std::string arg_text(const KernelArg& arg) {
   std::string text = arg.address.empty() ? "" : "__" + arg.address + " ";
+  // __constant data is read-only without saying so; drivers report it const too.
+  const bool pointer = !arg.type.empty() && arg.type.back() == '*';
+  if (arg.constant && pointer && arg.address != "constant") text += "const ";
   text += arg.type;
   if (!arg.name.empty()) text += " " + arg.name;
   return text;
@@ -136,6 +139,8 @@ std::vector<KernelArg> actual_args(const cl::Kernel& kernel, bool& known) {
       args[i].address = address_name(kernel.getArgInfo<CL_KERNEL_ARG_ADDRESS_QUALIFIER>(i));
       args[i].type = kernel.getArgInfo<CL_KERNEL_ARG_TYPE_NAME>(i);
       args[i].name = kernel.getArgInfo<CL_KERNEL_ARG_NAME>(i);
+      args[i].constant =
+          (kernel.getArgInfo<CL_KERNEL_ARG_TYPE_QUALIFIER>(i) & CL_KERNEL_ARG_TYPE_CONST) != 0;
       for (auto* text : {&args[i].type, &args[i].name}) {
         while (!text->empty() && text->back() == '\0') text->pop_back();
       }
@@ -445,12 +450,17 @@ Program build_program(const Env& env, const Options& options, const std::string&
         options_named += (options_named.empty() ? "" : " or ") + define.option;
       }
     }
+    // Every lab option that sets a tunable has --tunable NAME=VALUE beside it.
+    if (!options_named.empty()) options_named += " or --tunable";
     if (!given.empty()) {
       throw UsageError(built.path + " refuses " + given + ": " + guard +
                        (options_named.empty() ? "" : " (set with " + options_named + ")"));
     }
-    std::cerr << printed << "Build log for " << built.path << " (options \"" << flags << "\"):\n"
-              << log << "\n";
+    // What the compiler printed itself (PoCL's "2 errors generated.") goes under the log it
+    // sums up, so the header comes first.
+    std::cerr << "Build log for " << built.path << " (options \"" << flags << "\"):\n"
+              << log << "\n"
+              << printed;
     if (error.err() == CL_INVALID_BUILD_OPTIONS) {
       throw RuntimeError("the OpenCL compiler rejected the build options \"" + flags +
                          "\": check --build-options");

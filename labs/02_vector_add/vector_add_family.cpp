@@ -95,8 +95,8 @@ lab::Tuning default_tuning() {
 lab::KernelSignature signature() {
   return {"",
           {{"", "ulong", "n"},
-           {"global", "float*", "a"},
-           {"global", "float*", "b"},
+           {"global", "float*", "a", true},
+           {"global", "float*", "b", true},
            {"global", "float*", "c"}}};
 }
 

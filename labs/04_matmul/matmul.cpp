@@ -253,8 +253,8 @@ lab::KernelSignature signature(const std::string& real) {
           {{"", "int", "M"},
            {"", "int", "N"},
            {"", "int", "K"},
-           {"global", real + "*", "A"},
-           {"global", real + "*", "B"},
+           {"global", real + "*", "A", true},
+           {"global", real + "*", "B", true},
            {"global", real + "*", "C"}}};
 }
 

@@ -24,12 +24,13 @@ struct Settings {
   bool peers = false;
 };
 
-// The kernel every row launches: (ulong n, global REAL* x, y, partial[, local REAL* scratch]).
+// The kernel every row launches: (ulong n, global const REAL* x, y, partial[, local REAL*
+// scratch]).
 lab::KernelSignature signature(const reduction::Variant& v, const std::string& real) {
   lab::KernelSignature s{"",
                          {{"", "ulong", "n"},
-                          {"global", real + "*", "x"},
-                          {"global", real + "*", "y"},
+                          {"global", real + "*", "x", true},
+                          {"global", real + "*", "y", true},
                           {"global", real + "*", v.extra.one_pass ? "total" : "partial"}}};
   if (v.extra.scratch) s.args.push_back({"local", real + "*", "scratch"});
   return s;
@@ -48,7 +49,7 @@ Finisher make_finisher(lab::Env& env, const lab::Options& opt, const std::string
   Finisher f;
   f.kernel = lab::make_kernel(program, {"reduction_finish",
                                         {{"", "ulong", "count"},
-                                         {"global", real + "*", "partial"},
+                                         {"global", real + "*", "partial", true},
                                          {"global", real + "*", "result"},
                                          {"local", real + "*", "scratch"}}});
   const std::uint64_t limit = std::min<std::uint64_t>(

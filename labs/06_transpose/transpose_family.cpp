@@ -213,7 +213,7 @@ lab::KernelSignature signature(const std::string& real) {
   return {"",
           {{"", "int", "height"},
            {"", "int", "width"},
-           {"global", real + "*", "A"},
+           {"global", real + "*", "A", true},
            {"global", real + "*", "B"}}};
 }
 

@@ -14,8 +14,8 @@ namespace {
 lab::KernelSignature signature() {
   return {"vector_add",
           {{"", "ulong", "n"},
-           {"global", "float*", "a"},
-           {"global", "float*", "b"},
+           {"global", "float*", "a", true},
+           {"global", "float*", "b", true},
            {"global", "float*", "c"}}};
 }
 

@@ -130,9 +130,9 @@ std::vector<lab::Result> constant_table(Context& c, const lab::CopyBaseline& cop
                                                           {"stencil_constant", "constant"},
                                                           {"stencil_program_scope", ""}};
   for (const auto& [name, space] : variants) {
-    std::vector<lab::KernelArg> args{{"", "ulong", "n"}, {"global", "float*", "x"}};
+    std::vector<lab::KernelArg> args{{"", "ulong", "n"}, {"global", "float*", "x", true}};
     const bool table_argument = *space != '\0';
-    if (table_argument) args.push_back({space, "float*", "w"});
+    if (table_argument) args.push_back({space, "float*", "w", true});
     args.push_back({"global", "float*", "y"});
     cl::Kernel kernel = lab::make_kernel(program, {name, args});
     const lab::Launch1D launch = lab::plan_1d(kernel, c.env.device, n, c.settings.local);
@@ -214,9 +214,10 @@ std::vector<lab::Result> tiles(Context& c) {
                              barrier_define(s)};
   const lab::Program program =
       lab::build_program(c.env, c.options, part_file("tiles"), defines, c.out);
-  cl::Kernel kernel = lab::make_kernel(
-      program, {"fill_tiles",
-                {{"global", "float*", "a"}, {"global", "float*", "b"}, {"global", "float*", "c"}}});
+  cl::Kernel kernel = lab::make_kernel(program, {"fill_tiles",
+                                                 {{"global", "float*", "a", true},
+                                                  {"global", "float*", "b", true},
+                                                  {"global", "float*", "c"}}});
   const std::vector<std::uint64_t> global{lab::round_up(W, TX), lab::round_up(H, TY)};
   lab::LaunchLimits limits;
   limits.group_advice = limits.local_advice = "choose a smaller --tile";
@@ -296,8 +297,8 @@ std::vector<lab::Result> rows(Context& c) {
                                                    {{"", "int", "M"},
                                                     {"", "int", "R"},
                                                     {"", "int", "K"},
-                                                    {"global", "float*", "A"},
-                                                    {"global", "float*", "B"},
+                                                    {"global", "float*", "A", true},
+                                                    {"global", "float*", "B", true},
                                                     {"global", "float*", "Y"},
                                                     {"local", "float*", "row"}}});
     lab::LaunchLimits limits;
@@ -364,7 +365,7 @@ std::vector<lab::Result> private_arrays(Context& c, const lab::CopyBaseline& cop
     cl::Kernel kernel = lab::make_kernel(program, {"private_pairs",
                                                    {{"", "ulong", "n"},
                                                     {"", "ulong", "items"},
-                                                    {"global", "float*", "x"},
+                                                    {"global", "float*", "x", true},
                                                     {"global", "float*", "out"}}});
     if (s.local != 0) {
       lab::LaunchLimits limits;

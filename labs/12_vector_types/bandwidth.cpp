@@ -283,7 +283,7 @@ Bandwidth copy_bandwidth(Context& c) {
       cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> copy(lab::make_kernel(
           program,
           {"copy_vw",
-           {{"", "ulong", "n"}, {"global", "float*", "src"}, {"global", "float*", "dst"}}}));
+           {{"", "ulong", "n"}, {"global", "float*", "src", true}, {"global", "float*", "dst"}}}));
       const lab::Launch1D launch = lab::plan_1d(copy.getKernel(), c.env.device, lab::ceil_div(n, w),
                                                 group_size(c, copy.getKernel()));
       copies.push_back({type_name(w) + (stream ? " streaming" : ""), w, stream, copy, launch});

@@ -213,7 +213,7 @@ std::vector<lab::Result> operations(Context& c) {
     cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer> kernel(lab::make_kernel(
         program,
         {op.kernel,
-         {{"", "ulong", "items"}, {"global", in_type, "x"}, {"global", out_type, "out"}}}));
+         {{"", "ulong", "items"}, {"global", in_type, "x", true}, {"global", out_type, "out"}}}));
     const lab::Launch1D launch =
         lab::plan_1d(kernel.getKernel(), c.env.device, items, group_size(c, kernel.getKernel()));
     lab::GuardedBuffer<float> x_buf(c.env, lab::BufferMode::copy, CL_MEM_READ_ONLY, in_floats, 0,

@@ -61,11 +61,13 @@ double gamma(std::uint64_t chain) {
 lab::KernelSignature signature(const std::string& name, const std::string& real,
                                const std::string& passes, bool add) {
   if (add) {
-    return {name,
-            {{"", "ulong", "n"}, {"global", real + "*", "out"}, {"global", real + "*", "sums"}}};
+    return {
+        name,
+        {{"", "ulong", "n"}, {"global", real + "*", "out"}, {"global", real + "*", "sums", true}}};
   }
   lab::KernelSignature s{
-      name, {{"", "ulong", "n"}, {"global", real + "*", "in"}, {"global", real + "*", "out"}}};
+      name,
+      {{"", "ulong", "n"}, {"global", real + "*", "in", true}, {"global", real + "*", "out"}}};
   if (passes == "three_pass") s.args.push_back({"global", real + "*", "sums"});
   if (passes == "decoupled") {
     s.args.push_back({"global", "ulong*", "state"});

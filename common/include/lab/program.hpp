@@ -73,6 +73,9 @@ struct KernelArg {
   std::string address;
   std::string type;
   std::string name;
+  // A pointer to const data ("__global const float* A"): shown in messages, never required (a
+  // kernel that leaves const out of an input works the same).
+  bool constant = false;
 };
 
 // The kernel the host launches.
