@@ -9,7 +9,8 @@
 // tile's own; the tile holds ALIGN rows of A above its own (the first is never read: a whole
 // number keeps the sizes simple).
 // A tile wholly inside A, with all its rows of B inside B, goes without a test per element.
-// Indices: j the column of A this work-item reads; r walks tile rows; k a row of B, s its shift.
+// Indices: id the group's linear id; top, left the tile's first row and column of A; j the
+// column of A this work-item reads; r walks tile rows; k a row of B, s its shift.
 #ifndef REAL
 #define REAL float  // element type: float or int
 #endif
@@ -38,7 +39,14 @@ __kernel __attribute__((reqd_work_group_size(TILE, STEP, 1))) void transpose_ali
   // Row ALIGN of the tile is row `top` of A; the rows above it feed the shifted pieces.
   __local REAL tile[TILE + ALIGN][TILE + 1];
   const int tj = get_local_id(0), ti = get_local_id(1);
-  const int top = get_group_id(1) * TILE, left = get_group_id(0) * TILE;
+  // Tiles go down A's columns first: a GPU starts work-groups in the order of their linear id
+  // (dimension 0 fastest), so the group before this one moved the tile above it (the ALIGN rows
+  // this tile reads again are fresh in L2) and wrote the pieces of B's rows just left of its own.
+  // On an H200 at 8191 x 8193: 91.7-91.8% of the copy kernel against 88.3-88.5% across rows.
+  const int across = get_num_groups(0), down = get_num_groups(1);
+  const int id = get_group_id(1) * across + get_group_id(0);
+  const int column = id / down;  // of tiles
+  const int top = (id - column * down) * TILE, left = column * TILE;
   const int j = left + tj;
   // When height is a multiple of ALIGN no row is shifted, and the rows above are not needed.
   const int first = height % ALIGN == 0 ? ALIGN : 0;
