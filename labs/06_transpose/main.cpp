@@ -136,6 +136,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
   //    On a CPU device A and B are the lab's own arrays (CL_MEM_USE_HOST_PTR) in 2 MiB pages
   //    where Linux gives them: every row a transpose walks down is a new 4 KiB page, and with
   //    huge pages the TLB keeps up. The copy kernel it is held against gets the same memory.
+  //    Oclgrind, which reports itself as a CPU and a GPU, keeps the runtime's buffers, as GPUs do.
   const cl_device_type type = env.device.getInfo<CL_DEVICE_TYPE>();
   const bool cpu = (type & CL_DEVICE_TYPE_CPU) != 0 && (type & CL_DEVICE_TYPE_GPU) == 0;
   lab::GuardedBuffer<T> a_buf(env, cpu ? lab::BufferMode::use : lab::BufferMode::copy,
