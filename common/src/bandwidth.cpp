@@ -51,15 +51,11 @@ CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std
   const std::uint64_t bytes = n * sizeof(float);
   // (shared: with host memory the buffers use the arrays, which must outlive every launch)
   const bool host = memory == CopyMemory::host;
-  const auto source = std::make_shared<HostVector<float>>(
-      random_vector<float>(n, derive_seed(options.seed, 99), -1.0f, 1.0f));
-  const auto target = std::make_shared<HostVector<float>>();
-  if (host) {
-    HostVector<float> huge = huge_page_vector<float>(n);
-    std::copy(source->begin(), source->end(), huge.begin());
-    *source = std::move(huge);
-    *target = huge_page_vector<float>(n);
-  }
+  const auto source =
+      std::make_shared<HostVector<float>>(host ? huge_page_vector<float>(n) : HostVector<float>(n));
+  fill_random(*source, derive_seed(options.seed, 99), -1.0f, 1.0f);
+  const auto target =
+      std::make_shared<HostVector<float>>(host ? huge_page_vector<float>(n) : HostVector<float>());
   const cl::Buffer src(env.context,
                        CL_MEM_READ_ONLY | (host ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR),
                        bytes, source->data());

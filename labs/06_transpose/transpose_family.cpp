@@ -169,7 +169,7 @@ lab::Tuning default_tuning(const cl::Device& device) {
   // aligned cuts B's rows every 16 floats (64 bytes), not every 8 (a 32-byte sector): in turns,
   // at 8191 x 8193 an H100 91.5-92.3% of copy against 90.2-90.5%, an H200 88.2-88.4% against
   // 84.0-84.6%; 8193 x 4097 on the H100 95.7-96.0% against 91.8-93.8%; 8192 x 8192 unchanged.
-  // (Its tiles now go down A's columns first: the H200 at 8191 x 8193 91.7-91.8%.)
+  // With its tiles taken down A's columns first, the H200 reads 91.7-91.8% at 8191 x 8193.
   // blocks is the CPU's kernel; on an H200 at 8192 x 8192 it reads 24% of copy with 16 work-items
   // down a strip, 14% with 64.
   if (gpu) {

@@ -65,11 +65,11 @@ const char* opencl_type_name() {
   return std::is_same_v<T, float> ? "float" : "int";
 }
 
-// n values uniform in [lo, hi) (floating point) or [lo, hi] (integers), reproducible from seed.
+// Fills values uniformly in [lo, hi) (floating point) or [lo, hi] (integers), reproducibly from
+// seed; for arrays whose memory was chosen first (huge_page_vector).
 template <typename T>
-HostVector<T> random_vector(std::size_t n, std::uint64_t seed, T lo, T hi) {
+void fill_random(HostVector<T>& values, std::uint64_t seed, T lo, T hi) {
   std::mt19937_64 engine(seed);
-  HostVector<T> values(n);
   if constexpr (std::is_floating_point_v<T>) {
     std::uniform_real_distribution<T> dist(lo, hi);
     for (auto& v : values) v = dist(engine);
@@ -77,6 +77,13 @@ HostVector<T> random_vector(std::size_t n, std::uint64_t seed, T lo, T hi) {
     std::uniform_int_distribution<T> dist(lo, hi);
     for (auto& v : values) v = dist(engine);
   }
+}
+
+// n values as fill_random makes them.
+template <typename T>
+HostVector<T> random_vector(std::size_t n, std::uint64_t seed, T lo, T hi) {
+  HostVector<T> values(n);
+  fill_random(values, seed, lo, hi);
   return values;
 }
 
