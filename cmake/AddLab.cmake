@@ -35,6 +35,10 @@ set(LAB_TEST_ENVIRONMENT
     "LAB_DEVICE_TYPE=unset:"
     "LAB_KERNEL_DIR=unset:"
     "LAB_TIME_LIMIT=unset:"
+    # A student's kernel is checked under Oclgrind before it runs (kernel_check.hpp); the tests
+    # that prove that check turn it on (LAB_OCLGRIND_CHECK=set:on), the others test the run itself.
+    "LAB_OCLGRIND_CHECK=set:off"
+    "LAB_REPORT_FILE=unset:"
     "OPENCL_LABS_COMMAND=unset:"
     # Tests never read or write the user's tuning cache: this file is never written (the tuning
     # tests give their own).

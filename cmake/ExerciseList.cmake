@@ -2,15 +2,15 @@
 # install, document and test them (include() it).
 #
 # lab_exercise_rows(TSV OUT): build/exercises.tsv (written by lab_exercise, one exercise a line:
-# LAB, NAME, KERNEL, ARGS, MATCH, tab-separated) as OUT_count, OUT_<i>_lab, _name, _kernel, _args
-# and _match for i = 0 .. count - 1, and OUT_kernels, the kernel files in first-seen order.
+# LAB, NAME, KERNEL, ARGS, MATCH, VARY, tab-separated) as OUT_count, OUT_<i>_lab, _name, _kernel,
+# _args, _match and _vary for i = 0 .. count - 1, and OUT_kernels, the kernel files in first-seen order.
 function(lab_exercise_rows tsv out)
   file(STRINGS ${tsv} rows)
   set(i 0)
   set(kernels "")
   foreach(row IN LISTS rows)
     string(REPLACE "\t" ";" fields "${row}")
-    foreach(field lab name kernel args match)
+    foreach(field lab name kernel args match vary)
       list(LENGTH fields count)
       set(value "")
       if(count GREATER 0)

@@ -2,7 +2,8 @@
 # build time, and registers the tests that show the exercise is fair both ways:
 #
 #   lab_exercise(matmul tiled KERNEL matmul_tiled.cl MATCH "mismatch C \\(tiled\\)"
-#                ARGS --variant tiled --rows 65 --inner 130 --cols 31)
+#                ARGS --variant tiled --rows 65 --inner 130 --cols 31
+#                VARY --rows=17:70:300 --inner=17:70:300 --cols=17:70:300)
 #
 #   bin/exercises/matmul_tiled.cl          kernels/matmul_tiled.cl with its EXERCISE blocks cut
 #                                          out by scripts/exercise_skeleton.cmake (the marker
@@ -12,25 +13,31 @@
 #                                          -Werror, exits 1 and prints MATCH (default "mismatch"):
 #                                          the skeleton builds cleanly and cannot pass as shipped
 #   exercise.matmul.tiled.solution_passes  [lab] the same command on kernels/matmul_tiled.cl
-#                                          exits 0 and prints PASSED
+#                                          exits 0 and prints PASSED, Oclgrind's check included
 #
 # ARGS are the arguments of the grading command that the handout gives and the skeleton's header
 # prints (the tests add --reps 1); choose sizes that are not multiples of the work-group or tile,
 # so a missing bounds check shows. Several calls may share a kernel (one per shape, say): the
 # skeleton is made once and its header lists every call's command. The generator's own tests are
 # exercise.generator.*, registered below.
+#
+# VARY says which of the ARGS are sizes the grader (scripts/grade.py) chooses anew for each grading,
+# from a seed it records, so a kernel that only works at the printed sizes fails: OPTION=EDGE:SMALL:
+# LARGE, where EDGE is one above a work-group or tile (graded as it is), SMALL the largest odd size
+# checked under Oclgrind, LARGE the top of the large run; a comma-separated value (--global 10,7)
+# gives one EDGE:SMALL:LARGE per field.
 
 set(LAB_EXERCISE_SCRIPT ${PROJECT_SOURCE_DIR}/scripts/exercise_skeleton.cmake)
 set(LAB_EXERCISE_DIR ${LAB_BIN_DIR}/exercises)
 # Every exercise, one per line: LAB<tab>NAME<tab>KERNEL<tab>ARGS (space-separated)<tab>MATCH (what
-# the skeleton's failure prints), which scripts/grade.sh reads to grade a class and the student
+# the skeleton's failure prints)<tab>VARY (space-separated), which scripts/grade.sh reads to grade a class and the student
 # edition's test to run each exercise.
 set(LAB_EXERCISE_LIST ${CMAKE_BINARY_DIR}/exercises.tsv)
 file(WRITE ${LAB_EXERCISE_LIST} "")
 
-# lab_exercise(LAB NAME KERNEL file [MATCH regex] ARGS args...)
+# lab_exercise(LAB NAME KERNEL file [MATCH regex] ARGS args... VARY OPTION=EDGE:SMALL:LARGE...)
 function(lab_exercise lab name)
-  cmake_parse_arguments(PARSE_ARGV 2 X "" "KERNEL;MATCH" "ARGS")
+  cmake_parse_arguments(PARSE_ARGV 2 X "" "KERNEL;MATCH" "ARGS;VARY")
   set(source ${PROJECT_SOURCE_DIR}/kernels/${X_KERNEL})
   if(NOT X_KERNEL OR NOT EXISTS ${source})
     message(FATAL_ERROR "lab_exercise(${lab} ${name}): KERNEL kernels/${X_KERNEL} does not exist")
@@ -38,9 +45,23 @@ function(lab_exercise lab name)
   if(NOT X_MATCH)
     set(X_MATCH "mismatch")
   endif()
+  if(NOT X_VARY)
+    message(FATAL_ERROR "lab_exercise(${lab} ${name}): VARY must name the sizes the grader varies")
+  endif()
+  foreach(vary IN LISTS X_VARY)
+    if(NOT vary MATCHES "^(-[-a-zA-Z]+)=[0-9]+:[0-9]+:[0-9]+(,[0-9]+:[0-9]+:[0-9]+)*$")
+      message(FATAL_ERROR "lab_exercise(${lab} ${name}): VARY ${vary} is not OPTION=EDGE:SMALL:LARGE")
+    endif()
+    list(FIND X_ARGS "${CMAKE_MATCH_1}" at)
+    if(at LESS 0)
+      message(FATAL_ERROR "lab_exercise(${lab} ${name}): VARY ${vary} names an option ARGS lacks")
+    endif()
+  endforeach()
 
   string(JOIN " " listed_args ${X_ARGS})
-  file(APPEND ${LAB_EXERCISE_LIST} "${lab}\t${name}\t${X_KERNEL}\t${listed_args}\t${X_MATCH}\n")
+  string(JOIN " " listed_vary ${X_VARY})
+  file(APPEND ${LAB_EXERCISE_LIST}
+       "${lab}\t${name}\t${X_KERNEL}\t${listed_args}\t${X_MATCH}\t${listed_vary}\n")
 
   # The grading command as a student types it from the repository root.
   file(RELATIVE_PATH binary ${PROJECT_SOURCE_DIR} ${LAB_BIN_DIR}/${lab})
@@ -82,6 +103,9 @@ function(lab_exercise lab name)
             -- ${run} ${source})
   lab_set_test_properties(${test}.skeleton_fails lab)
   lab_set_test_properties(${test}.solution_passes lab)
+  # The solution passes Oclgrind's check too: no race, stray access or uninitialised value.
+  set_property(TEST ${test}.solution_passes APPEND PROPERTY ENVIRONMENT_MODIFICATION
+               "LAB_OCLGRIND_CHECK=set:on")
 endfunction()
 
 # _lab_exercise_skeleton(KERNEL TARGET): the rule that writes bin/exercises/KERNEL, and TARGET.

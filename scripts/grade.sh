@@ -3,7 +3,7 @@
 # kernel files under the suite's names; every exercise a student handed in runs through its lab
 # in a process of its own (time limit, own kernel cache), into SUBMISSIONS/gradebook/ (or OUT) as
 # gradebook.csv and gradebook.json. Builds first. Details: scripts/grade.py --help.
-#   scripts/grade.sh SUBMISSIONS [OUT] [--only LAB.NAME,...] [--time-limit S] [--reps N]
+#   scripts/grade.sh SUBMISSIONS [OUT] [--only LAB.NAME,...] [--seed N] [--time-limit S] [--no-oclgrind]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/setup.sh"

@@ -1,6 +1,8 @@
 // cli.cpp: the shared flags, size parsing, and --list.
 #include "lab/cli.hpp"
 
+#include "lab/kernel_check.hpp"
+
 #include "lab/device.hpp"
 #include "lab/error.hpp"
 #include "lab/program.hpp"
@@ -229,6 +231,7 @@ Cli::Cli(std::string name, const std::string& description, int argc, char** argv
     : name_(std::move(name)),
       argc_(argc),
       argv_(argv),
+      kind_(kind),
       parser_(std::make_unique<Parser>(description, name_)) {
   CLI::App& app = parser_->app;
   app.option_defaults()->always_capture_default();
@@ -369,6 +372,12 @@ void Cli::parse() {
   }
   check_kernel_paths(options_);
   check_build_options(options_.build_options, {});
+  // A student's kernel is also run under Oclgrind before the lab's own run, so that its PASSED
+  // means the simulator found no race or stray access either.
+  if (kind_ == LabKind::runs_kernels &&
+      (!options_.kernel_file.empty() || !options_.kernel_dir.empty())) {
+    check_kernel_under_oclgrind(name_, argc_, argv_, options_);
+  }
   if (!options_.trace.empty()) start_trace(options_.trace);
 }
 

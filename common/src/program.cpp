@@ -410,7 +410,9 @@ Program build_program(const Env& env, const Options& options, const std::string&
   }
   Program built;
   built.path = find_kernel_file(file, lookup, main_file);
-  const std::string source = read_file(built.path);
+  std::string source = read_file(built.path);
+  // An editor's UTF-8 byte-order mark is not OpenCL C: the compiler would stop at line 1.
+  if (source.compare(0, 3, "\xEF\xBB\xBF") == 0) source.erase(0, 3);
   built.student = !is_suite_file(built.path, source, file, lookup);
   std::string flags = define_flags(defines);
   if (built.student) flags += (flags.empty() ? "" : " ") + std::string("-cl-kernel-arg-info");

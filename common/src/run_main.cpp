@@ -73,10 +73,10 @@ int run_watched(const std::string& name, const std::string& kernel, double limit
   if (WIFSIGNALED(status)) {
     std::cerr << name << ": error: the run with " << kernel << " was killed by signal "
               << WTERMSIG(status) << " (" << ::strsignal(WTERMSIG(status))
-              << "): an index far outside a buffer, or a barrier that some work-items of a group "
-                 "never reach (inside a branch, or in a loop whose end differs between "
-                 "work-items), crashes PoCL like this; run a small size under oclgrind to find "
-                 "it\n";
+              << "): an index far outside a buffer, a private array too large for a work-item's "
+                 "stack, or a barrier that some work-items of a group never reach (inside a "
+                 "branch, or in a loop whose end differs between work-items), crashes PoCL like "
+                 "this; run a small size under oclgrind to find it\n";
     return kExitFailed;
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : static_cast<int>(kExitRuntime);

@@ -86,6 +86,7 @@ class Cli {
   std::string name_;
   int argc_;
   char** argv_;
+  LabKind kind_;
   Options options_;
   std::unique_ptr<Parser> parser_;
 };
