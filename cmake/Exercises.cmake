@@ -58,6 +58,8 @@ function(lab_exercise lab name)
     endif()
   endforeach()
 
+  set_property(GLOBAL PROPERTY LAB_EXERCISE_${lab}_${name} ${X_KERNEL} ${X_ARGS})
+
   string(JOIN " " listed_args ${X_ARGS})
   string(JOIN " " listed_vary ${X_VARY})
   file(APPEND ${LAB_EXERCISE_LIST}
@@ -106,6 +108,26 @@ function(lab_exercise lab name)
   # The solution passes Oclgrind's check too: no race, stray access or uninitialised value.
   set_property(TEST ${test}.solution_passes APPEND PROPERTY ENVIRONMENT_MODIFICATION
                "LAB_OCLGRIND_CHECK=set:on")
+endfunction()
+
+# lab_exercise_plant(LAB NAME PLANT KERNEL_FILE MATCH regex): [lab] LAB.plant.NAME.PLANT runs the
+# exercise's grading command (its ARGS, as the handout and the skeleton print it) on KERNEL_FILE,
+# the exercise's kernel with one planted mistake (a lab_planted_kernel file), with the lab's
+# Oclgrind check on: the lab must exit 1 and print MATCH. For the mistakes a run on PoCL cannot
+# show (a missing barrier, an update that is not atomic), MATCH is Oclgrind's finding. Registered
+# where Oclgrind is installed; call it after the exercise's lab_exercise().
+function(lab_exercise_plant lab name plant kernel_file)
+  cmake_parse_arguments(PARSE_ARGV 4 X "" "MATCH" "")
+  get_property(exercise GLOBAL PROPERTY LAB_EXERCISE_${lab}_${name})
+  if(NOT exercise)
+    message(FATAL_ERROR "lab_exercise_plant(${lab} ${name}): no such exercise (yet)")
+  endif()
+  list(POP_FRONT exercise kernel)
+  if(NOT OCLGRIND)
+    return()
+  endif()
+  lab_expect(${lab} plant.${name}.${plant} EXIT 1 MATCH "${X_MATCH}"
+             ENV "LAB_OCLGRIND_CHECK=set:on" ARGS ${exercise} --reps 1 --kernel-file ${kernel_file})
 endfunction()
 
 # _lab_exercise_skeleton(KERNEL TARGET): the rule that writes bin/exercises/KERNEL, and TARGET.

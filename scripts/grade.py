@@ -9,8 +9,8 @@ accepted too), in their folder or one folder down. Every exercise the build list
 - the file must be the student's own text: a symbolic link, a file outside the student's folder
   and any #include are refused with a sentence; a byte-order mark and CRLF line ends are accepted;
 - the lab runs it at three sizes the grader draws for this grading from --seed (recorded in the
-  gradebook, so a grade reproduces): odd sizes, checked under Oclgrind as well (data races,
-  accesses out of bounds, uninitialised values); one above a work-group or tile; and a large one.
+  gradebook, so a grade reproduces): odd sizes, checked under Oclgrind as well (data races and
+  accesses out of bounds); one above a work-group or tile; and a large one.
   The exercise passes when every run passes. The printed command in a skeleton is a way to test,
   not the grade;
 - each run is a process of its own, in a folder of its own, with its own PoCL kernel cache and a

@@ -550,7 +550,7 @@ void Report::print_table(std::ostream& out) const {
   }
   const KernelCheck& check = kernel_check();
   if (check.state == KernelCheck::State::clean) {
-    out << "  checked under Oclgrind: no data race, access out of bounds or uninitialised value\n";
+    out << "  checked under Oclgrind: no data race or access out of bounds\n";
   } else if (check.state == KernelCheck::State::unchecked) {
     print_wrapped(out, "  note: ", check.sentence);
   } else if (!check.log.empty()) {

@@ -130,6 +130,11 @@ int run_main(int argc, char** argv, const std::string& lab, const std::string& d
     const int code = run_body();
     const std::string held = take_notes();
     if (code == kExitPassed || code == kExitFailed) std::cerr << held;
+    // What Oclgrind found in the student's kernel, on one line of its own (the table wraps it).
+    const KernelCheck& check = kernel_check();
+    if (code == kExitFailed && check.state == KernelCheck::State::failed && !check.wrong_results) {
+      std::cerr << name << ": error: " << check.sentence << "\n";
+    }
     // The trace shows what ran, also when the lab failed or stopped with an error.
     finish_trace(lab, code == kExitPassed || code == kExitFailed);
     return code;

@@ -1,5 +1,5 @@
 // kernel_check.hpp: a student's kernel run once more on Oclgrind's simulator, which sees the data
-// races, out-of-bounds accesses and uninitialised reads that a run on PoCL or a GPU may hide.
+// races and out-of-bounds accesses that a run on PoCL or a GPU may hide.
 #pragma once
 
 #include "lab/options.hpp"
@@ -29,8 +29,12 @@ struct KernelCheck {
 // The verdict of the check this process made (Cli::parse makes it), or not_run.
 const KernelCheck& kernel_check();
 
-// Runs the lab's own command line again under Oclgrind (its data-race, uninitialised-value and
-// API checks on), at the same arguments with one timed launch, and records the verdict. Called
+// Runs the lab's own command line again under Oclgrind (its data-race and API checks on, and its
+// bounds checks, which are always on), at the same arguments with one launch, and records the
+// verdict. Not its uninitialised-value checks: Oclgrind 21.10's plugin reports buffers filled by
+// clEnqueueFillBuffer, USE_HOST_PTR inputs and one kernel's output read by the next as
+// uninitialised, and stops with an internal error on some vector code, so a right kernel would
+// fail (or go unchecked); the lab's sentinel shows an output nothing wrote instead. Called
 // once the command line has parsed, when it names a student's kernel (--kernel-file,
 // --kernel-dir). Not when the lab already runs on Oclgrind, when LAB_OCLGRIND_CHECK is "off"
 // (the check then counts as unchecked) or "child" (this is the check's own run). `lab` is the

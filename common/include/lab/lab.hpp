@@ -8,6 +8,7 @@
 #include "lab/device.hpp"
 #include "lab/driver.hpp"
 #include "lab/error.hpp"
+#include "lab/kernel_check.hpp"
 #include "lab/ndrange.hpp"
 #include "lab/parts.hpp"
 #include "lab/program.hpp"
