@@ -26,6 +26,19 @@
 # LARGE, where EDGE is one above a work-group or tile (graded as it is), SMALL the largest odd size
 # checked under Oclgrind, LARGE the top of the large run; a comma-separated value (--global 10,7)
 # gives one EDGE:SMALL:LARGE per field.
+#
+#   lab_exercise_repeat(transpose KERNEL transpose_padded.cl MATCH "mismatch B"
+#                       ARGS --variant padded -H 37 -W 21 --tile 8)
+#
+# declares a kernel that is no exercise of its own but repeats an exercise's lines: it marks them
+# with the same EXERCISE id and hint as the exercise's kernel. The full edition and the build tree
+# keep it whole; the student edition ships its skeleton in its place (install-stage/repeats/KERNEL,
+# see install_skeletons.cmake), so it gives no answer away. ARGS run a variant that loads it: in
+# the student edition that command fails with MATCH, and passes once the suite's kernels are back
+# (install.student_edition). HELPER marks a kernel the lab loads beside its own, which
+# --kernel-file cannot replace: its skeleton's header grades a copy with --kernel-dir instead.
+# Every marked kernel under kernels/ is an exercise's or a repeat: the configure step stops on a
+# marker of neither, and on a repeated block whose id or hint its exercise's kernel lacks.
 
 set(LAB_EXERCISE_SCRIPT ${PROJECT_SOURCE_DIR}/scripts/exercise_skeleton.cmake)
 set(LAB_EXERCISE_DIR ${LAB_BIN_DIR}/exercises)
@@ -34,17 +47,29 @@ set(LAB_EXERCISE_DIR ${LAB_BIN_DIR}/exercises)
 # edition's test to run each exercise.
 set(LAB_EXERCISE_LIST ${CMAKE_BINARY_DIR}/exercises.tsv)
 file(WRITE ${LAB_EXERCISE_LIST} "")
+# Every repeat, one per line: LAB<tab>KERNEL<tab>ARGS<tab>MATCH, which the student edition's test
+# reads (scripts/grade.sh does not: a repeat is graded through its exercise).
+set(LAB_EXERCISE_REPEAT_LIST ${CMAKE_BINARY_DIR}/exercise_repeats.tsv)
+file(WRITE ${LAB_EXERCISE_REPEAT_LIST} "")
 
-# lab_exercise(LAB NAME KERNEL file [MATCH regex] ARGS args... VARY OPTION=EDGE:SMALL:LARGE...)
-function(lab_exercise lab name)
-  cmake_parse_arguments(PARSE_ARGV 2 X "" "KERNEL;MATCH" "ARGS;VARY")
+# _lab_exercise_arguments(CALL): for lab_exercise and lab_exercise_repeat, once they have parsed
+# X_KERNEL, X_MATCH and X_ARGS: checks the kernel, sets source (its path), X_MATCH's default and
+# listed_args (ARGS as one string). CALL names the call in an error.
+macro(_lab_exercise_arguments call)
   set(source ${PROJECT_SOURCE_DIR}/kernels/${X_KERNEL})
   if(NOT X_KERNEL OR NOT EXISTS ${source})
-    message(FATAL_ERROR "lab_exercise(${lab} ${name}): KERNEL kernels/${X_KERNEL} does not exist")
+    message(FATAL_ERROR "${call}: KERNEL kernels/${X_KERNEL} does not exist")
   endif()
   if(NOT X_MATCH)
     set(X_MATCH "mismatch")
   endif()
+  string(JOIN " " listed_args ${X_ARGS})
+endmacro()
+
+# lab_exercise(LAB NAME KERNEL file [MATCH regex] ARGS args... VARY OPTION=EDGE:SMALL:LARGE...)
+function(lab_exercise lab name)
+  cmake_parse_arguments(PARSE_ARGV 2 X "" "KERNEL;MATCH" "ARGS;VARY")
+  _lab_exercise_arguments("lab_exercise(${lab} ${name})")
   if(NOT X_VARY)
     message(FATAL_ERROR "lab_exercise(${lab} ${name}): VARY must name the sizes the grader varies")
   endif()
@@ -57,10 +82,8 @@ function(lab_exercise lab name)
       message(FATAL_ERROR "lab_exercise(${lab} ${name}): VARY ${vary} names an option ARGS lacks")
     endif()
   endforeach()
-
+  set_property(GLOBAL APPEND PROPERTY LAB_EXERCISE_KERNELS ${X_KERNEL})
   set_property(GLOBAL PROPERTY LAB_EXERCISE_${lab}_${name} ${X_KERNEL} ${X_ARGS})
-
-  string(JOIN " " listed_args ${X_ARGS})
   string(JOIN " " listed_vary ${X_VARY})
   file(APPEND ${LAB_EXERCISE_LIST}
        "${lab}\t${name}\t${X_KERNEL}\t${listed_args}\t${X_MATCH}\t${listed_vary}\n")
@@ -129,6 +152,80 @@ function(lab_exercise_plant lab name plant kernel_file)
   lab_expect(${lab} plant.${name}.${plant} EXIT 1 MATCH "${X_MATCH}"
              ENV "LAB_OCLGRIND_CHECK=set:on" ARGS ${exercise} --reps 1 --kernel-file ${kernel_file})
 endfunction()
+
+# lab_exercise_repeat(LAB KERNEL file [HELPER] [MATCH regex] ARGS args...)
+function(lab_exercise_repeat lab)
+  cmake_parse_arguments(PARSE_ARGV 1 X "HELPER" "KERNEL;MATCH" "ARGS")
+  _lab_exercise_arguments("lab_exercise_repeat(${lab})")
+  file(APPEND ${LAB_EXERCISE_REPEAT_LIST} "${lab}\t${X_KERNEL}\t${listed_args}\t${X_MATCH}\n")
+  set_property(GLOBAL APPEND PROPERTY LAB_EXERCISE_REPEATS ${X_KERNEL})
+  if(X_HELPER)  # from a folder holding the student's copies of this kernel and the lab's own
+    string(JOIN " " command ${LAB_LAUNCHER} ${lab} ${X_ARGS} --kernel-dir .)
+  else()
+    string(JOIN " " command ${LAB_LAUNCHER} ${lab} ${X_ARGS} --kernel-file my_${X_KERNEL})
+  endif()
+  set(skeleton ${LAB_INSTALL_STAGE_DIR}/repeats/${X_KERNEL})
+  set(cut ${LAB_INSTALL_STAGE_DIR}/solutions/${X_KERNEL})
+  add_custom_command(OUTPUT ${skeleton} ${cut}
+    COMMAND ${CMAKE_COMMAND} -DINPUT=${source} -DOUTPUT=${skeleton} -DINSTALLED=ON
+            -DSOURCE_NAME=${LAB_INSTALL_KERNEL_NAME}/${X_KERNEL} "-DGRADE=${command}"
+            -DSOLUTIONS=${cut} -P ${LAB_EXERCISE_SCRIPT}
+    DEPENDS ${source} ${LAB_EXERCISE_SCRIPT} ${CMAKE_CURRENT_LIST_FILE}
+    COMMENT "Generating the student edition's kernels/${X_KERNEL}"
+    VERBATIM)
+  string(MAKE_C_IDENTIFIER "lab_exercise_repeat_${X_KERNEL}" target)
+  add_custom_target(${target} DEPENDS ${skeleton} ${cut})
+  add_dependencies(${lab} ${target})
+endfunction()
+
+# _lab_exercise_markers(FILE OUT): the EXERCISE markers of FILE as OUT_ids and OUT_<id>_hint.
+function(_lab_exercise_markers file out)
+  file(STRINGS ${file} markers REGEX "^[ \t]*// EXERCISE\\([A-Za-z0-9_]+\\):")
+  set(ids "")
+  foreach(marker IN LISTS markers)
+    string(REGEX MATCH "EXERCISE\\(([A-Za-z0-9_]+)\\):[ \t]*(.*)$" _ "${marker}")
+    list(APPEND ids ${CMAKE_MATCH_1})
+    string(STRIP "${CMAKE_MATCH_2}" ${out}_${CMAKE_MATCH_1}_hint)
+    set(${out}_${CMAKE_MATCH_1}_hint "${${out}_${CMAKE_MATCH_1}_hint}" PARENT_SCOPE)
+  endforeach()
+  set(${out}_ids ${ids} PARENT_SCOPE)
+endfunction()
+
+# _lab_exercise_check_markers(): every marked kernel is an exercise's or a repeat, and a repeat's
+# blocks are its exercises' blocks (same id, same hint): a marker of neither would leave its
+# lines in the student edition.
+function(_lab_exercise_check_markers)
+  get_property(exercised GLOBAL PROPERTY LAB_EXERCISE_KERNELS)
+  get_property(repeats GLOBAL PROPERTY LAB_EXERCISE_REPEATS)
+  list(REMOVE_DUPLICATES exercised)
+  foreach(kernel IN LISTS exercised)
+    _lab_exercise_markers(${PROJECT_SOURCE_DIR}/kernels/${kernel} marks)
+    foreach(id IN LISTS marks_ids)
+      set(hint_of_${id} "${marks_${id}_hint}")
+    endforeach()
+  endforeach()
+  file(GLOB kernels RELATIVE ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR}/kernels/*.cl)
+  foreach(kernel IN LISTS kernels)
+    set(file ${PROJECT_SOURCE_DIR}/kernels/${kernel})
+    set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
+    _lab_exercise_markers(${file} marks)
+    if(NOT marks_ids OR kernel IN_LIST exercised)
+      continue()
+    endif()
+    if(NOT kernel IN_LIST repeats)
+      message(FATAL_ERROR "kernels/${kernel} marks EXERCISE(${marks_ids}) but is neither an "
+                          "exercise's kernel (lab_exercise) nor a repeat (lab_exercise_repeat): "
+                          "its lines would ship in the student edition")
+    endif()
+    foreach(id IN LISTS marks_ids)
+      if(NOT DEFINED hint_of_${id} OR NOT hint_of_${id} STREQUAL marks_${id}_hint)
+        message(FATAL_ERROR "kernels/${kernel}: EXERCISE(${id}) repeats no exercise's block: "
+                            "an exercise's kernel must mark the same id with the same hint")
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
+cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL _lab_exercise_check_markers)
 
 # _lab_exercise_skeleton(KERNEL TARGET): the rule that writes bin/exercises/KERNEL, and TARGET.
 function(_lab_exercise_skeleton kernel target)

@@ -16,8 +16,9 @@
 #
 # Component `labs` is that full edition. Component `student` is the edition to hand out: the same
 # launcher, labs and handouts, without the instructor key, and with each exercised kernel in
-# share/opencl-labs/kernels replaced by its skeleton, so a lab run on an unfinished exercise
-# fails with the exercise's sentence instead of running the answer. Only a component install
+# share/opencl-labs/kernels replaced by its skeleton (and each kernel that repeats an exercise's
+# lines, lab_exercise_repeat, by its own), so a lab run on an unfinished exercise fails with the
+# exercise's sentence instead of running the answer. Only a component install
 # (`cmake --install build --component student`) puts the student edition in: a plain install is
 # the full edition, and the two never mix in one prefix.
 include(GNUInstallDirs)
@@ -30,6 +31,20 @@ function(lab_edition out component)
     list(APPEND args EXCLUDE_FROM_ALL)
   endif()
   set(${out} ${args} PARENT_SCOPE)
+endfunction()
+
+# lab_gzip(FILE): writes FILE.gz as Debian wants it, level 9 with no name or time in its header
+# (gzip -9n; CMake's own gzip writes the time).
+function(lab_gzip file)
+  find_program(LAB_GZIP gzip)
+  if(LAB_GZIP)
+    execute_process(COMMAND ${LAB_GZIP} -9nc ${file} OUTPUT_FILE ${file}.gz RESULT_VARIABLE code)
+    if(code EQUAL 0)
+      return()
+    endif()
+  endif()
+  file(ARCHIVE_CREATE OUTPUT ${file}.gz PATHS ${file} FORMAT raw COMPRESSION GZip
+       COMPRESSION_LEVEL 9 MTIME 0)
 endfunction()
 
 set(LAB_LAUNCHER opencl-labs)
@@ -129,6 +144,8 @@ function(lab_install_shared)
     install(CODE "set(EXERCISES \"${LAB_EXERCISE_LIST}\")
 set(KERNELS \"${LAB_BIN_DIR}/kernels\")
 set(SKELETONS \"${LAB_INSTALL_STAGE_DIR}/exercises\")
+set(REPEATS \"${LAB_EXERCISE_REPEAT_LIST}\")
+set(REPEAT_SKELETONS \"${LAB_INSTALL_STAGE_DIR}/repeats\")
 set(SHARE \"${LAB_INSTALL_SHARE_DIR}\")
 set(COMPONENT ${component})
 include(\"${PROJECT_SOURCE_DIR}/cmake/install_skeletons.cmake\")" ${edition})

@@ -1,8 +1,12 @@
 # Package.cmake: `cpack` (run in the build folder) makes, from what `cmake --install` installs:
-#   opencl-labs_VERSION_ARCH.deb        component labs: the launcher, labs, kernels, skeletons,
-#                                       handouts and docs
-#   opencl-labs-tests_VERSION_ARCH.deb  component tests: the unit tests (opencl-labs --self-test)
-#   opencl-labs-VERSION-Linux.tar.gz    both, under one prefix to unpack anywhere
+#   opencl-labs_VERSION_ARCH.deb          component labs: the full edition (the launcher, labs,
+#                                         kernels, skeletons, handouts, docs, instructor key)
+#   opencl-labs-student_VERSION_ARCH.deb  component student: the student edition (exercised
+#                                         kernels as skeletons, no key), for students' machines;
+#                                         it conflicts with opencl-labs (the same paths)
+#   opencl-labs-tests_VERSION_ARCH.deb    component tests: the unit tests (opencl-labs --self-test)
+#   opencl-labs-VERSION-Linux.tar.gz      the full edition and the tests, under one prefix to
+#                                         unpack anywhere (cmake/cpack_generator.cmake)
 # Depends come from dpkg-shlibdeps (the OpenCL ICD loader, libstdc++); PoCL is recommended so a
 # machine without a GPU still has a device.
 set(CPACK_PACKAGE_NAME opencl-labs)
@@ -27,11 +31,12 @@ set(CPACK_STRIP_FILES ON)
 # through DESTDIR, so the install scripts see it and the installed texts name it.
 set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_SOURCE_DIR}/cmake/cpack_generator.cmake)
 set(CPACK_PACKAGE_FILE_NAME opencl-labs-${PROJECT_VERSION}-Linux)  # the tarball
-set(CPACK_COMPONENTS_ALL labs)
+set(CPACK_COMPONENTS_ALL labs student)
 if(TARGET unit_tests)
   list(APPEND CPACK_COMPONENTS_ALL tests)
 endif()
 set(CPACK_COMPONENT_LABS_DESCRIPTION "The labs, their kernels, handouts and exercise skeletons")
+set(CPACK_COMPONENT_STUDENT_DESCRIPTION "The student edition: exercises as skeletons, no answers")
 set(CPACK_COMPONENT_TESTS_DESCRIPTION "The unit tests of the labs' shared library")
 set(CPACK_COMPONENT_TESTS_DEPENDS labs)
 
@@ -43,6 +48,11 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 set(CPACK_DEBIAN_LABS_PACKAGE_NAME opencl-labs)
 set(CPACK_DEBIAN_LABS_PACKAGE_RECOMMENDS "pocl-opencl-icd | opencl-icd")
+set(CPACK_DEBIAN_LABS_PACKAGE_CONFLICTS opencl-labs-student)
+set(CPACK_DEBIAN_STUDENT_PACKAGE_NAME opencl-labs-student)
+set(CPACK_DEBIAN_STUDENT_PACKAGE_RECOMMENDS "pocl-opencl-icd | opencl-icd")
+set(CPACK_DEBIAN_STUDENT_PACKAGE_CONFLICTS opencl-labs)
+set(CPACK_DEBIAN_STUDENT_PACKAGE_SECTION education)
 set(CPACK_DEBIAN_TESTS_PACKAGE_NAME opencl-labs-tests)
 set(CPACK_DEBIAN_TESTS_PACKAGE_DEPENDS "opencl-labs (= ${PROJECT_VERSION})")
 set(CPACK_DEBIAN_LABS_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
@@ -51,6 +61,15 @@ set(CPACK_DEBIAN_TESTS_DESCRIPTION
     "with opencl-labs --self-test to check the suite and the machine's OpenCL device\n"
     "together.")
 string(REPLACE ";" "" CPACK_DEBIAN_TESTS_DESCRIPTION "${CPACK_DEBIAN_TESTS_DESCRIPTION}")
+set(CPACK_DEBIAN_STUDENT_DESCRIPTION
+    "OpenCL lab programs for a GPU programming course, student edition\n"
+    "The same labs, handouts and commands as opencl-labs, for the machines students\n"
+    "use: every kernel an exercise asks for is installed as its skeleton, with the\n"
+    "lines the student writes cut out, and the instructor key (the answers to the\n"
+    "handouts' questions and the exercises' solutions) is left out. A lab run on an\n"
+    "unfinished exercise fails with a sentence; a student's kernel is graded with\n"
+    "opencl-labs LAB ... --kernel-file FILE. Run opencl-labs for the tour.")
+string(REPLACE ";" "" CPACK_DEBIAN_STUDENT_DESCRIPTION "${CPACK_DEBIAN_STUDENT_DESCRIPTION}")
 set(CPACK_DEBIAN_ARCHIVE_TYPE gnutar)
 set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
 
@@ -61,18 +80,19 @@ file(WRITE ${_changelog}
      "opencl-labs (${PROJECT_VERSION}) unstable; urgency=medium\n\n"
      "  * Release ${PROJECT_VERSION}.\n\n"
      " -- ${CPACK_PACKAGE_CONTACT}  ${_date}\n")
-file(ARCHIVE_CREATE OUTPUT ${_changelog}.gz PATHS ${_changelog} FORMAT raw COMPRESSION GZip
-     COMPRESSION_LEVEL 9 MTIME 0)
-foreach(component labs tests)
+lab_gzip(${_changelog})
+# The labs' doc folder, share/doc/opencl-labs, already has the copyright (Install.cmake).
+foreach(component labs student tests)
   set(package opencl-labs)
-  if(component STREQUAL tests)
-    set(package opencl-labs-tests)
+  if(NOT component STREQUAL labs)
+    set(package opencl-labs-${component})
   endif()
+  lab_edition(edition ${component})
   install(FILES ${_changelog}.gz DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${package}
-          RENAME changelog.gz COMPONENT ${component})
-  if(component STREQUAL tests)
+          RENAME changelog.gz ${edition})
+  if(NOT component STREQUAL labs)
     install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${package}
-            RENAME copyright COMPONENT tests)
+            RENAME copyright ${edition})
   endif()
 endforeach()
 

@@ -1,8 +1,9 @@
 # install_skeletons.cmake: run by `cmake --install` for components labs and student. Installs the
 # skeleton of every kernel build/exercises.tsv (EXERCISES) names into SHARE/exercises, with the
 # real prefix in its header. For the student edition (COMPONENT student) it also installs the
-# labs' kernels (KERNELS) into SHARE/kernels, each exercised one as its skeleton, so that edition
-# holds no exercise's solution.
+# labs' kernels (KERNELS) into SHARE/kernels, each exercised one as its skeleton and each one that
+# repeats an exercise's lines (REPEATS, build/exercise_repeats.tsv) as its own skeleton (from
+# REPEAT_SKELETONS), so that edition holds no exercise's solution.
 cmake_policy(PUSH)
 cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in an install script
 include(${CMAKE_CURRENT_LIST_DIR}/ExerciseList.cmake)
@@ -15,12 +16,20 @@ endforeach()
 set(DESTINATION ${SHARE}/exercises)
 include(${CMAKE_CURRENT_LIST_DIR}/install_with_prefix.cmake)
 if(COMPONENT STREQUAL "student")
+  file(STRINGS ${REPEATS} _rows)
+  set(_repeated "")
+  foreach(_row IN LISTS _rows)
+    string(REGEX REPLACE "^[^\t]*\t([^\t]*)\t.*$" "\\1" _name "${_row}")
+    list(APPEND _repeated ${_name})
+  endforeach()
   file(GLOB _kernels "${KERNELS}/*.cl")
   set(FILES "")
   foreach(_kernel IN LISTS _kernels)
     get_filename_component(_name ${_kernel} NAME)
     if(_name IN_LIST _exercised)
       list(APPEND FILES ${SKELETONS}/${_name})
+    elseif(_name IN_LIST _repeated)
+      list(APPEND FILES ${REPEAT_SKELETONS}/${_name})
     else()
       list(APPEND FILES ${_kernel})
     endif()

@@ -31,7 +31,9 @@ __kernel void histogram_private(const ulong n, __global const uint* keys, __glob
     if (mine[b] != 0) atomic_add(&counts[b], mine[b]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  // EXERCISE(merge): add the group's counts to the global histogram, each bin by one work-item
   for (uint b = t; b < BINS; b += size) {
     if (counts[b] != 0) atomic_add(&hist[b], counts[b]);
   }
+  // END EXERCISE
 }

@@ -14,8 +14,10 @@ __kernel void reduction_finish(const ulong count, __global const REAL* partial,
   for (size_t k = t; k < count; k += L) sum += partial[k];
   scratch[t] = sum;
   for (uint stride = L / 2; stride > 0; stride /= 2) {
-    barrier(CLK_LOCAL_MEM_FENCE);
+    // EXERCISE(sequential_step): wait for the last step; work-items below stride add t + stride
+    barrier(CLK_LOCAL_MEM_FENCE);  // every work-item reaches it: it is outside the if
     if (t < stride) scratch[t] += scratch[t + stride];
+    // END EXERCISE
   }
   if (t == 0) result[0] = scratch[0];
 }

@@ -22,8 +22,10 @@ __kernel void reduction_first_add(const ulong n, __global const REAL* x, __globa
   const uint L = get_local_size(0);  // a power of two (kept in a variable: see the handout)
   scratch[t] = (i < n ? TERM(i) : 0) + (i + G < n ? TERM(i + G) : 0);
   for (uint stride = L / 2; stride > 0; stride /= 2) {
-    barrier(CLK_LOCAL_MEM_FENCE);
+    // EXERCISE(sequential_step): wait for the last step; work-items below stride add t + stride
+    barrier(CLK_LOCAL_MEM_FENCE);  // every work-item reaches it: it is outside the if
     if (t < stride) scratch[t] += scratch[t + stride];
+    // END EXERCISE
   }
   if (t == 0) partial[get_group_id(0)] = scratch[0];
 }

@@ -97,8 +97,10 @@ __kernel void reduction_multi(const ulong n, __global const REAL* x, __global co
   for (size_t i = vectors * VW + get_global_id(0); i < n; i += get_global_size(0)) sum += TERM(i);
   scratch[t] = sum;
   for (uint stride = L / 2; stride > 0; stride /= 2) {
-    barrier(CLK_LOCAL_MEM_FENCE);
+    // EXERCISE(sequential_step): wait for the last step; work-items below stride add t + stride
+    barrier(CLK_LOCAL_MEM_FENCE);  // every work-item reaches it: it is outside the if
     if (t < stride) scratch[t] += scratch[t + stride];
+    // END EXERCISE
   }
   if (t == 0) partial[get_group_id(0)] = scratch[0];
 }

@@ -17,9 +17,12 @@ __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1))) void transpose_pad
   const int tj = get_local_id(0), ti = get_local_id(1);
   const int j = get_group_id(0) * TILE + tj;
   const int i = get_group_id(1) * TILE + ti;
+  // EXERCISE(tile_in_out): load A(i, j) into the tile, wait, then write the transposed element
   if (i < height && j < width) tile[ti][tj] = A[i * width + j];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const int oi = get_group_id(0) * TILE + ti;
-  const int oj = get_group_id(1) * TILE + tj;
+  barrier(CLK_LOCAL_MEM_FENCE);  // the whole tile is loaded before anyone reads it transposed
+  // The block goes to the transposed place: row (group 0) * TILE of B, column (group 1) * TILE.
+  const int oi = get_group_id(0) * TILE + ti;  // a row of B = a column of A
+  const int oj = get_group_id(1) * TILE + tj;  // a column of B = a row of A
   if (oi < width && oj < height) B[oi * height + oj] = tile[tj][ti];
+  // END EXERCISE
 }

@@ -23,6 +23,7 @@ packages=(
   python3-matplotlib                   # plots: sweeps, timelines, the course report
   python3-jsonschema                   # the tests check every lab's --json against its schema
   dpkg-dev file                        # cpack's .deb: dpkg-shlibdeps finds its Depends
+  lintian                              # the .deb files are checked by it (a test)
 )
 for extra in "$@"; do
   case "$extra" in
@@ -34,7 +35,7 @@ done
 
 # Packages that are tools: present when the command is on PATH, however it was installed.
 declare -A command_of=([g++]=g++ [cmake]=cmake [make]=make [oclgrind]=oclgrind [clinfo]=clinfo
-  [python3]=python3)
+  [python3]=python3 [lintian]=lintian)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,11 +1,13 @@
 # package.cmake: the Debian packages as a department would ship them. Runs cpack (DEB) on the
 # build into WORK, then for each .deb: its file list holds only /usr paths and nothing of the
-# build or source tree, its control fields depend on the OpenCL ICD loader and recommend PoCL, and
-# lintian (when installed) reports no error. The labs package is unpacked with dpkg -x into a
-# folder of its own; it must be the full edition (full_edition.cmake) and the tour (opencl-labs, no
-# arguments) must pass from there. The .tar.gz (cpack TGZ) must be the full edition too and run
-# vector_add from where it is unpacked.
-#   cmake -DBUILD=DIR -DSOURCE=DIR -DWORK=DIR -P package.cmake
+# build or source tree, and its control fields depend on the OpenCL ICD loader and recommend PoCL
+# (lintian.sh checks the same .deb files, as test install.debian_package_lintian). The labs
+# package is unpacked with dpkg -x into a folder of its own; it must be the full edition
+# (full_edition.cmake) and the tour (opencl-labs, no arguments) must pass from there. The student
+# package must conflict with the labs package, and unpacked hold no instructor key and no
+# exercise's solution (find_solutions.py, as for install.student_edition). The .tar.gz (cpack
+# TGZ) must be the full edition too and run vector_add from where it is unpacked.
+#   cmake -DBUILD=DIR -DSOURCE=DIR -DWORK=DIR -DPYTHON=python3 -P package.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/full_edition.cmake)
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -21,8 +23,8 @@ if(count EQUAL 0)
   message(FATAL_ERROR "cpack made no .deb:\n${log}")
 endif()
 
-find_program(LINTIAN lintian)
 set(labs_deb "")
+set(student_deb "")
 foreach(deb IN LISTS debs)
   get_filename_component(name ${deb} NAME)
   execute_process(COMMAND dpkg-deb --contents ${deb} OUTPUT_VARIABLE listing RESULT_VARIABLE code)
@@ -35,29 +37,42 @@ foreach(deb IN LISTS debs)
       message(FATAL_ERROR "${name} holds ${path}, outside /usr or naming the build")
     endif()
   endforeach()
-  execute_process(COMMAND dpkg-deb --field ${deb} Package Depends Recommends
+  execute_process(COMMAND dpkg-deb --field ${deb} Package Depends Recommends Conflicts
                   OUTPUT_VARIABLE fields RESULT_VARIABLE code)
-  if(fields MATCHES "Package: opencl-labs\n")
-    set(labs_deb ${deb})
+  if(fields MATCHES "Package: opencl-labs(-student)?\n")
+    if(CMAKE_MATCH_1)
+      set(student_deb ${deb})
+      set(other opencl-labs)
+    else()
+      set(labs_deb ${deb})
+      set(other opencl-labs-student)
+    endif()
     if(NOT fields MATCHES "Depends:[^\n]*(ocl-icd-libopencl1|libopencl1)"
-       OR NOT fields MATCHES "Recommends:[^\n]*pocl-opencl-icd")
-      message(FATAL_ERROR "${name}: Depends must name the ICD loader, Recommends PoCL:\n${fields}")
+       OR NOT fields MATCHES "Recommends:[^\n]*pocl-opencl-icd"
+       OR NOT fields MATCHES "Conflicts: ${other}\n")
+      message(FATAL_ERROR "${name}: Depends must name the ICD loader, Recommends PoCL, and "
+                          "Conflicts ${other}:\n${fields}")
     endif()
-  endif()
-  if(LINTIAN)
-    execute_process(COMMAND ${LINTIAN} --fail-on error ${deb} RESULT_VARIABLE code
-                    OUTPUT_VARIABLE report ERROR_VARIABLE report)
-    if(NOT code EQUAL 0)
-      message(FATAL_ERROR "lintian reports errors in ${name}:\n${report}")
-    endif()
-    message(STATUS "lintian ${name}: no errors\n${report}")
-  else()
-    message(STATUS "lintian is not installed: ${name} not checked by it")
   endif()
 endforeach()
-if(NOT labs_deb)
-  message(FATAL_ERROR "no opencl-labs package among ${debs}")
+if(NOT labs_deb OR NOT student_deb)
+  message(FATAL_ERROR "no opencl-labs or no opencl-labs-student package among ${debs}")
 endif()
+
+# The student package: no key, no solution in any file.
+execute_process(COMMAND dpkg -x ${student_deb} ${WORK}/student RESULT_VARIABLE code)
+file(GLOB_RECURSE key ${WORK}/student/*instructor* ${WORK}/student/*solutions*)
+if(NOT code EQUAL 0 OR key)
+  message(FATAL_ERROR "dpkg -x ${student_deb} exited ${code}, or it holds the key: ${key}")
+endif()
+file(GLOB cut ${BUILD}/install-stage/solutions/*.cl)
+execute_process(COMMAND ${PYTHON} ${CMAKE_CURRENT_LIST_DIR}/find_solutions.py --blocks ${cut}
+                        --in ${WORK}/student
+                RESULT_VARIABLE code OUTPUT_VARIABLE found ERROR_VARIABLE found)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "${student_deb} holds exercise solutions (exit ${code}):\n${found}")
+endif()
+message(STATUS "${student_deb}: ${found}")
 
 # The tour from the unpacked package.
 execute_process(COMMAND dpkg -x ${labs_deb} ${WORK}/root RESULT_VARIABLE code)

@@ -1,12 +1,9 @@
 # student_edition.cmake: the edition handed to students. Installs component `student` into WORK,
-# then checks that it holds no instructor key and no exercise's solution (each block's solution
-# lines are searched for in the exercised kernel and its skeleton, and blocks of three or more
-# lines in every handout and doc as well; the lab's other kernels are not searched: a later
-# variant may build on an exercise, as transpose's padded tile is coalesced's tile plus one
-# column), that every exercise's grading command, run there as it ships, fails
-# with the exercise's sentence, and that each passes once the suite's kernels (the solution blocks)
-# are put back.
-#   cmake -DBUILD=DIR -DSOURCE=DIR -DWORK=DIR -P student_edition.cmake
+# then checks that it holds no instructor key and no exercise's solution in any file (each block
+# the skeletons leave out, searched for by tests/find_solutions.py), that every exercise's grading
+# command and every repeat's command (lab_exercise_repeat), run there as it ships, fails with its
+# sentence, and that each passes once the suite's kernels (the solution blocks) are put back.
+#   cmake -DBUILD=DIR -DSOURCE=DIR -DWORK=DIR -DPYTHON=python3 -P student_edition.cmake
 file(REMOVE_RECURSE ${WORK})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK} --component student
                 RESULT_VARIABLE code OUTPUT_VARIABLE log ERROR_VARIABLE log)
@@ -20,60 +17,44 @@ if(key)
   message(FATAL_ERROR "the student edition holds the instructor key: ${key}")
 endif()
 
-# normalized(OUT TEXT): TEXT's code lines, comments and blank lines dropped, spaces collapsed,
-# joined by '|' (a ';' would split a CMake list).
-function(normalized out text)
-  string(REPLACE ";" "<semicolon>" text "${text}")
-  string(REPLACE "\n" ";" lines "${text}")
-  set(kept "")
-  foreach(line IN LISTS lines)
-    string(REGEX REPLACE "//.*$" "" line "${line}")
-    string(REGEX REPLACE "[ \t]+" " " line "${line}")
-    string(STRIP "${line}" line)
-    if(NOT line STREQUAL "")
-      string(APPEND kept "${line}|")
-    endif()
-  endforeach()
-  set(${out} "${kept}" PARENT_SCOPE)
-endfunction()
-
-# Every block the skeletons leave out (as the build recorded them while making the skeletons),
-# searched for by its code lines.
+# Every block the skeletons leave out (as the build recorded them while making the skeletons,
+# repeats included), searched for in every installed file by find_solutions.py, which says which
+# files are searched for which blocks and how they are compared.
 include(${CMAKE_CURRENT_LIST_DIR}/../cmake/ExerciseList.cmake)
 lab_exercise_rows(${BUILD}/exercises.tsv exercise)
-file(GLOB_RECURSE docs ${WORK}/*.md)
-set(blocks 0)
-foreach(kernel IN LISTS exercise_kernels)
-  lab_exercise_blocks(${BUILD}/install-stage/solutions/${kernel} block)
-  foreach(id IN LISTS block_ids)
-    normalized(solution "${block_${id}_code}")
-    string(REGEX MATCHALL "\\|" bars "${solution}")
-    list(LENGTH bars lines)
-    math(EXPR blocks "${blocks} + 1")
-    set(texts ${share}/kernels/${kernel} ${share}/exercises/${kernel})
-    if(lines GREATER 2)  # a one- or two-line idiom may rightly appear in a handout
-      list(APPEND texts ${docs})
-    endif()
-    foreach(text IN LISTS texts)
-      # Each text normalized once: CMake walks its lines slowly, and the docs are searched for
-      # every block.
-      string(MAKE_C_IDENTIFIER "${text}" id_of_text)
-      if(NOT DEFINED normalized_${id_of_text})
-        file(READ ${text} content)
-        normalized(normalized_${id_of_text} "${content}")
-      endif()
-      string(FIND "${normalized_${id_of_text}}" "${solution}" at)
-      if(at GREATER -1)
-        message(FATAL_ERROR "${text} holds the solution of exercise ${id} (kernels/${kernel})")
-      endif()
-    endforeach()
-  endforeach()
+# The kernels that repeat an exercise's lines (build/exercise_repeats.tsv: LAB, KERNEL, ARGS,
+# MATCH), run below as exercises named LAB.KERNEL.
+file(STRINGS ${BUILD}/exercise_repeats.tsv repeats)
+set(repeated "")
+foreach(row IN LISTS repeats)
+  string(REPLACE "\t" ";" fields "${row}")
+  list(GET fields 0 lab)
+  list(GET fields 1 kernel)
+  list(APPEND repeated ${kernel})
+  set(exercise_${exercise_count}_lab ${lab})
+  set(exercise_${exercise_count}_name ${kernel})
+  list(GET fields 2 exercise_${exercise_count}_args)
+  list(GET fields 3 exercise_${exercise_count}_match)
+  math(EXPR exercise_count "${exercise_count} + 1")
 endforeach()
-if(blocks EQUAL 0)
-  message(FATAL_ERROR "no exercise block found in ${exercise_kernels}")
-endif()
 
-# Each exercise as it ships fails with its sentence; with the solutions back, it passes.
+if(NOT PYTHON)
+  message(FATAL_ERROR "pass -DPYTHON=python3: tests/find_solutions.py searches the edition")
+endif()
+set(cut "")
+foreach(kernel IN LISTS exercise_kernels repeated)
+  list(APPEND cut ${BUILD}/install-stage/solutions/${kernel})
+endforeach()
+execute_process(COMMAND ${PYTHON} ${CMAKE_CURRENT_LIST_DIR}/find_solutions.py --blocks ${cut}
+                        --in ${WORK}
+                RESULT_VARIABLE code OUTPUT_VARIABLE found ERROR_VARIABLE found)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "the student edition holds exercise solutions:\n${found}")
+endif()
+string(REGEX MATCH "[0-9]+ blocks searched for in [0-9]+ files" searched "${found}")
+
+# Each exercise as it ships fails with its sentence; with the solutions back, it passes. So does
+# each repeat's variant.
 function(run_exercises want)
   math(EXPR last "${exercise_count} - 1")
   foreach(i RANGE ${last})
@@ -92,9 +73,10 @@ function(run_exercises want)
   endforeach()
 endfunction()
 run_exercises(fails)
-foreach(kernel IN LISTS exercise_kernels)
+foreach(kernel IN LISTS exercise_kernels repeated)
   file(COPY_FILE ${SOURCE}/kernels/${kernel} ${share}/kernels/${kernel})
 endforeach()
 run_exercises(passes)
-message(STATUS "student edition: ${blocks} exercise blocks absent; ${exercise_count} exercises "
-               "fail as shipped and pass with their solutions")
+list(LENGTH repeats repeat_count)
+message(STATUS "student edition: no solution in it (${searched}); ${exercise_count} exercises "
+               "and repeats (${repeat_count}) fail as shipped and pass with their solutions")
