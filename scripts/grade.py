@@ -347,7 +347,11 @@ def grade(args):
     students, skipped = [], []
     for entry in sorted(submissions.iterdir()):
         if entry.resolve() == out_dir:
-            continue  # the gradebook itself
+            # The gradebook itself; a student's folder of that name is said to be skipped.
+            if any(entry.glob("*.cl")) or any(entry.glob("*/*.cl")):
+                skipped.append((entry.name, f"it is where the gradebook goes: give OUT elsewhere "
+                                            f"(scripts/grade.sh {submissions} OUT) to grade it"))
+            continue
         if entry.is_symlink():
             skipped.append((entry.name, "a symbolic link, not a student's own folder"))
         elif not entry.is_dir():
