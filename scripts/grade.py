@@ -18,7 +18,8 @@ accepted too), in their folder or one folder down. Every exercise the build list
   The lab writes its JSON report to a file of its own (LAB_REPORT_FILE), apart from the output a
   kernel's printf may fill; every run's output is kept in OUT/logs/STUDENT/EXERCISE.log.
 
-The suite's own kernels run first at the same sizes: a size they fail at stops the grading (exit 3).
+The suite's own kernels run first at the same sizes (the odd ones under Oclgrind's check too): a
+size they fail at stops the grading (exit 3).
 
 OUT (default SUBMISSIONS/gradebook) receives gradebook.csv and gradebook.json: student, exercise,
 the file graded and its SHA-256, passed, the sentence, the sizes, Oclgrind's verdict, the students
@@ -375,16 +376,21 @@ def grade(args):
     rows = []
     with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
         scratch = Path(scratch)
-        # The suite's own kernels at the drawn sizes: proof that the sizes are fair.
+        # The suite's own kernels at the drawn sizes, the odd ones through Oclgrind's check as a
+        # student's are: proof that the sizes are fair.
         for e in exercises:
-            for run, sizes, _ in plans[(e["lab"], e["name"])]:
+            for run, sizes, checked in plans[(e["lab"], e["name"])]:
                 work = scratch / "reference" / e["name"] / run
                 work.mkdir(parents=True, exist_ok=True)
                 command = with_sizes(e["args"], sizes) + ["--reps", "1", "--warmup", "0",
                                                           "--seed", str(seed)]
-                code, _, output = run_lab(bin_dir / e["lab"], command, work,
-                                          scratch / "cache-reference", args.time_limit, False)
-                if code != 0:
+                if checked and check:
+                    command += ["--kernel-file", str(bin_dir / "kernels" / e["kernel"])]
+                code, report, output = run_lab(bin_dir / e["lab"], command, work,
+                                               scratch / "cache-reference", args.time_limit,
+                                               checked and check)
+                state = (report or {}).get("grading", {}).get("oclgrind", {}).get("state")
+                if code != 0 or (checked and check and state != "clean"):
                     fail(EXIT_RUNTIME, f"the suite's own kernel fails {e['lab']}.{e['name']} at "
                                        f"{sizes_text(sizes)} (seed {seed}), so no student could "
                                        f"pass it:\n{output}")

@@ -110,7 +110,7 @@ EXERCISES = {
                      "if (t <= stride) scratch[t] += scratch[t + stride];\n    // END")],
         hard_coded=[("scratch[t] = i < n ? TERM(i)", "scratch[t] = i < {-n} ? TERM(i)")]),
     "reduction.multi": dict(
-        function="reduction_multi", barrier=True, misplaced=False, atomic=False,
+        function="reduction_multi", barrier=True, misplaced=True, atomic=False,
         # the leftover loop adds vector `end` too: the next work-item's, or past x for the last
         off_by_one=[("for (; v < end; v += step) acc += TERMV(v);",
                      "for (; v <= end; v += step) acc += TERMV(v);")],
@@ -121,7 +121,7 @@ EXERCISES = {
                      "get_global_id(0); i < {-n}; i += get_global_size(0)) sum += TERM(i);")]),
     "reduction.multi_contiguous": dict(
         # the same kernel file as reduction.multi, and the same edits
-        function="reduction_multi", barrier=True, misplaced=False, atomic=False,
+        function="reduction_multi", barrier=True, misplaced=True, atomic=False,
         off_by_one=[("for (; v < end; v += step) acc += TERMV(v);",
                      "for (; v <= end; v += step) acc += TERMV(v);")],
         # n hard-coded in both its uses: with the vector count alone, the loop over the elements

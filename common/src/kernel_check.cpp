@@ -53,11 +53,15 @@ std::string oclgrind_icd_library() {
 }
 
 // The command line for the check: the lab's own, less what chooses a device or an output, with
-// one timed launch. Options that take a value lose it too, in every spelling CLI11 accepts.
-std::vector<std::string> check_arguments(int argc, char** argv) {
-  const std::vector<std::string> with_value = {"-p",       "--platform", "-d",
-                                               "--device", "--type",     "--reps",
-                                               "--warmup", "--trace",    "--tune-budget"};
+// one timed launch. Options that take a value lose it too, in every spelling CLI11 accepts. The
+// kernel is built without optimisation (-cl-opt-disable after the student's own --build-options):
+// a store past a private array is undefined behaviour that the optimiser may delete, and then
+// Oclgrind would never see it.
+std::vector<std::string> check_arguments(int argc, char** argv, const std::string& build_options) {
+  const std::vector<std::string> with_value = {"-p",       "--platform",    "-d",
+                                               "--device", "--type",        "--reps",
+                                               "--warmup", "--tune-budget", "--build-options",
+                                               "--trace"};
   const std::vector<std::string> flags = {"--json",  "--csv", "--summary", "--tune",
                                           "--peers", "-v",    "--verbose"};
   std::vector<std::string> args;
@@ -81,7 +85,8 @@ std::vector<std::string> check_arguments(int argc, char** argv) {
     }
     if (!dropped) args.push_back(word);
   }
-  args.insert(args.end(), {"--reps", "1", "--warmup", "0"});
+  args.insert(args.end(), {"--reps", "1", "--warmup", "0", "--build-options",
+                           build_options + (build_options.empty() ? "" : " ") + "-cl-opt-disable"});
   return args;
 }
 
@@ -337,7 +342,7 @@ void check_kernel_under_oclgrind(const std::string& lab, int argc, char** argv,
   std::snprintf(limit_text, sizeof limit_text, "%g", limit);
   const std::string asan = environment_text("ASAN_OPTIONS");
   const int code = run_child(
-      "/proc/self/exe", check_arguments(argc, argv),
+      "/proc/self/exe", check_arguments(argc, argv, options.build_options),
       {{"OCL_ICD_VENDORS", folder},
        {"OCL_ICD_FILENAMES", ""},
        {"OCLGRIND_LOG", log},
@@ -364,6 +369,7 @@ void check_kernel_under_oclgrind(const std::string& lab, int argc, char** argv,
     // Wrong results on the simulator with no report: a race PoCL's runs hide.
     const std::string why = failure_line(output);
     check.state = KernelCheck::State::failed;
+    check.wrong_results = true;
     check.sentence =
         "under Oclgrind, which runs a group's work-items in another order, the "
         "results were wrong" +
