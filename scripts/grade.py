@@ -92,13 +92,26 @@ def odd_between(rng, low, high):
     return max(low, value)
 
 
+# The large run's sizes are multiples of this (even, and a whole number of every work-group and
+# tile the exercises use: 64, 48, 32, 16, 8...), so a kernel right only at odd sizes, or only with
+# a partial last group, fails there.
+WHOLE_GROUPS = 192
+
+
+def multiple_between(rng, low, high, step):
+    """A multiple of `step` in [low, high] (the nearest one above low when none is inside)."""
+    first = -(-low // step)
+    return step * rng.randint(first, max(first, high // step))
+
+
 def draw_sizes(exercise, rng):
     """The three runs of one exercise: (name, {option: value}, checked under Oclgrind)."""
     odd, edge, large = {}, {}, {}
     for option, specs in exercise["vary"].items():
         odd[option] = ",".join(str(odd_between(rng, e, s)) for e, s, _ in specs)
         edge[option] = ",".join(str(e) for e, _, _ in specs)
-        large[option] = ",".join(str(odd_between(rng, (l + 1) // 2, l)) for _, _, l in specs)
+        large[option] = ",".join(str(multiple_between(rng, (l + 1) // 2, l, WHOLE_GROUPS))
+                                 for _, _, l in specs)
     return [("odd", odd, True), ("edge", edge, False), ("large", large, False)]
 
 
@@ -145,16 +158,20 @@ def similarity_key(text):
 
 
 def find_hand_in(student, kernel):
-    """(path, name) of the student's file for `kernel`: my_KERNEL or KERNEL, in the folder or one
-    folder down (the shallowest wins, my_ first), or (None, None)."""
+    """(path, name, others) for the student's file for `kernel`: my_KERNEL or KERNEL, in the folder
+    or one folder down (the shallowest wins, my_ first), and the other candidates it shadows; or
+    (None, None, []). A folder that cannot be listed raises OSError."""
     names = [f"my_{kernel}", kernel]
+    found = []
     for folder in [student] + sorted(p for p in student.iterdir() if p.is_dir()
                                      and not p.is_symlink()):
         for name in names:
             path = folder / name
-            if path.is_symlink() or path.exists():
-                return path, name
-    return None, None
+            if path.is_symlink() or (path.exists() and not path.is_dir()):
+                found.append((path, name))
+    if not found:
+        return None, None, []
+    return found[0][0], found[0][1], [str(p.relative_to(student)) for p, _ in found[1:]]
 
 
 def refuse(path, student):
@@ -171,13 +188,59 @@ def refuse(path, student):
     return ""
 
 
+def logical_lines(text):
+    """(first line number, text) of each line as the preprocessor sees it: trigraphs and digraphs
+    for '#' read as '#', lines continued with a backslash joined, each comment one space."""
+    text = text.replace("??=", "#").replace("??/", "\\").replace("%:", "#")
+    lines, current, start, number = [], [], 1, 1
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and text.startswith("\n", i + 1):
+            i, number = i + 2, number + 1  # a continued line
+        elif text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                if text[i] == "\\" and text.startswith("\n", i + 1):
+                    i, number = i + 1, number + 1  # a comment continued onto the next line
+                i += 1
+            current.append(" ")
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            number += text.count("\n", i, end)
+            current.append(" ")
+            i = end
+        elif c == "\n":
+            lines.append((start, "".join(current)))
+            current, number = [], number + 1
+            start = number
+            i += 1
+        else:
+            current.append(c)
+            i += 1
+    lines.append((start, "".join(current)))
+    return lines
+
+
+# A directive on a compiler's own macro (__SPIR__, __OPENCL_VERSION__, __x86_64__, ...) lets a
+# kernel tell Oclgrind's simulator from the device, and behave only while it is watched.
+RESERVED_TEST = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|define)\b.*?\b(__(?!attribute__)\w+__)")
+MAX_HAND_IN_BYTES = 1 << 20
+
+
 def check_text(text, name):
-    """Why a hand-in's text cannot be graded, or "": an #include, no kernel at all."""
-    code = code_of(text)
-    for number, line in enumerate(code.splitlines(), 1):
+    """Why a hand-in's text cannot be graded, or "": an #include, a conditional on the compiler,
+    nothing to grade."""
+    for number, line in logical_lines(text):
         if re.match(r"\s*#\s*include\b", line):
             return (f"{name}:{number}: #include is not allowed in a hand-in (the grader builds "
                     "your file alone): paste the code you need into your file")
+        reserved = RESERVED_TEST.match(line)
+        if reserved:
+            return (f"{name}:{number}: #{reserved.group(1)} with {reserved.group(2)} asks which "
+                    "compiler or device builds the kernel: a hand-in must do the same wherever "
+                    "it runs, so take it out")
+    code = code_of(text)
     if not code.strip():
         return (f"{name} is empty: it holds no code; copy the skeleton into it and write the "
                 "missing lines")
@@ -188,7 +251,7 @@ def check_text(text, name):
 
 
 def run_lab(binary, args, workdir, cache, time_limit, check):
-    """One run in `workdir`: (exit code, JSON report or None, the run's output)."""
+    """One run in `workdir`: (exit code, JSON report or None, its stderr, its stdout)."""
     env = dict(os.environ)
     report_file = Path(workdir) / "report.json"
     report_file.unlink(missing_ok=True)
@@ -203,28 +266,39 @@ def run_lab(binary, args, workdir, cache, time_limit, check):
         env.pop(name, None)
     cache.mkdir(parents=True, exist_ok=True)
     process = subprocess.Popen([str(binary)] + args, cwd=workdir, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, start_new_session=True)
+                               stderr=subprocess.PIPE, start_new_session=True)
     # The lab's own watch ends a run at the limit (and the Oclgrind check takes at most half of
     # that again); past that the whole group is ended here.
     limit = time_limit * 1.5 + 30
+    killed = ""
     try:
-        out, _ = process.communicate(timeout=limit)
+        out, err = process.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
-        out, _ = process.communicate()
-        out += f"\ngrade.sh: the run did not end within {limit:g} s and was killed\n".encode()
-        return 1, None, out.decode(errors="replace")
+        out, err = process.communicate()
+        killed = f"grade.sh: the run did not end within {limit:g} s and was killed"
     report = None
     try:
         report = json.loads(report_file.read_text())
     except (OSError, ValueError):
         pass
-    return process.returncode, report, out.decode(errors="replace")
+    # The lab's messages are on stderr; stdout holds the table and whatever a kernel's printf
+    # wrote, so only stderr is read for the sentence.
+    err = err.decode(errors="replace") + (killed + "\n" if killed else "")
+    return (1 if killed else process.returncode), report, err, out.decode(errors="replace")
+
+
+def log_text(text, limit=1 << 20):
+    """`text` for the log, cut after `limit` characters (a kernel's printf can write megabytes)."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[... {len(text) - limit} more characters cut]\n"
 
 
 def sentence_of(output, code, report, name, private):
-    """The sentence that says why a run failed, standing on its own: Oclgrind's finding, the
-    first compiler error, the lab's error, the first mismatch."""
+    """The sentence that says why a run failed, from the lab's stderr (`output`) and its report,
+    standing on its own: Oclgrind's finding, the first compiler error, the lab's error, the first
+    mismatch."""
     grading = (report or {}).get("grading", {})
     oclgrind = grading.get("oclgrind", {})
     if oclgrind.get("state") == "failed" and oclgrind.get("problems"):
@@ -260,8 +334,13 @@ def grade_exercise(student, e, plan, bin_dir, scratch, logs, out_dir, seed, time
     exercise = f"{e['lab']}.{e['name']}"
     row = {"student": student.name, "exercise": exercise, "file": "", "sha256": "",
            "passed": False, "sentence": "", "sizes": "", "oclgrind": "", "same_as": "",
-           "log": "", "exit": "", "similarity": ""}
-    path, name = find_hand_in(student, e["kernel"])
+           "log": "", "exit": "", "other_files": "", "similarity": ""}
+    try:
+        path, name, others = find_hand_in(student, e["kernel"])
+    except OSError as error:
+        row["sentence"] = f"the folder cannot be read ({error.strerror}): hand in readable files"
+        return row
+    row["other_files"] = " ".join(others)
     if path is None:
         row["sentence"] = (f"no file my_{e['kernel']} in the submission (nor {e['kernel']}, nor "
                            "either one folder down)")
@@ -271,7 +350,16 @@ def grade_exercise(student, e, plan, bin_dir, scratch, logs, out_dir, seed, time
     if why:
         row["sentence"] = why
         return row
-    data = path.read_bytes()
+    try:
+        if path.stat().st_size > MAX_HAND_IN_BYTES:
+            row["sentence"] = (f"{row['file']} holds {path.stat().st_size} bytes: a kernel is a "
+                               f"few kilobytes (at most {MAX_HAND_IN_BYTES} bytes are graded)")
+            return row
+        data = path.read_bytes()
+    except OSError as error:
+        row["sentence"] = (f"{row['file']} cannot be read ({error.strerror}): hand in a readable "
+                           "file")
+        return row
     row["sha256"] = hashlib.sha256(data).hexdigest()
     if data.startswith(BOM):
         data = data[len(BOM):]
@@ -290,10 +378,11 @@ def grade_exercise(student, e, plan, bin_dir, scratch, logs, out_dir, seed, time
     for run, sizes, checked in plan:
         command = with_sizes(e["args"], sizes) + ["--reps", "1", "--warmup", "0", "--seed",
                                                   str(seed), "--kernel-file", name]
-        code, report, output = run_lab(bin_dir / e["lab"], command, work,
-                                       scratch / "students" / student.name / "cache", time_limit,
-                                       checked and check)
-        log_lines.append(f"== {run} run: {e['lab']} {' '.join(command)}\n{output}")
+        code, report, output, printed = run_lab(
+            bin_dir / e["lab"], command, work, scratch / "students" / student.name / "cache",
+            time_limit, checked and check)
+        log_lines.append(f"== {run} run: {e['lab']} {' '.join(command)}\n== stderr\n"
+                         f"{log_text(output)}== stdout\n{log_text(printed)}")
         grading = (report or {}).get("grading", {})
         if checked:
             row["oclgrind"] = grading.get("oclgrind", {}).get("state", "")
@@ -345,14 +434,13 @@ def grade(args):
                            "--no-oclgrind")
     out_dir = (Path(args.out) if args.out else submissions / "gradebook").resolve()
 
+    if out_dir.is_dir() and (any(out_dir.glob("*.cl")) or any(out_dir.glob("*/*.cl"))):
+        fail(EXIT_USAGE, f"{out_dir} holds kernel files, as a student's folder would: give the "
+                         f"gradebook another place (scripts/grade.sh {submissions} OUT)")
     students, skipped = [], []
     for entry in sorted(submissions.iterdir()):
         if entry.resolve() == out_dir:
-            # The gradebook itself; a student's folder of that name is said to be skipped.
-            if any(entry.glob("*.cl")) or any(entry.glob("*/*.cl")):
-                skipped.append((entry.name, f"it is where the gradebook goes: give OUT elsewhere "
-                                            f"(scripts/grade.sh {submissions} OUT) to grade it"))
-            continue
+            continue  # the gradebook itself (checked above to hold no student's files)
         if entry.is_symlink():
             skipped.append((entry.name, "a symbolic link, not a student's own folder"))
         elif not entry.is_dir():
@@ -386,9 +474,9 @@ def grade(args):
                                                           "--seed", str(seed)]
                 if checked and check:
                     command += ["--kernel-file", str(bin_dir / "kernels" / e["kernel"])]
-                code, report, output = run_lab(bin_dir / e["lab"], command, work,
-                                               scratch / "cache-reference", args.time_limit,
-                                               checked and check)
+                code, report, output, _ = run_lab(bin_dir / e["lab"], command, work,
+                                                  scratch / "cache-reference", args.time_limit,
+                                                  checked and check)
                 state = (report or {}).get("grading", {}).get("oclgrind", {}).get("state")
                 if code != 0 or (checked and check and state != "clean"):
                     fail(EXIT_RUNTIME, f"the suite's own kernel fails {e['lab']}.{e['name']} at "

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # grade.sh: grades a class in one command. SUBMISSIONS holds one folder per student with their
-# kernel files under the suite's names; every exercise a student handed in runs through its lab
-# in a process of its own (time limit, own kernel cache), into SUBMISSIONS/gradebook/ (or OUT) as
-# gradebook.csv and gradebook.json. Builds first. Details: scripts/grade.py --help.
+# files as start-here.md names them (my_vector_add.cl, ...); every exercise is run through its lab
+# at sizes drawn from a recorded seed, checked under Oclgrind, each run a process of its own (time
+# limit, own kernel cache), into SUBMISSIONS/gradebook/ (or OUT) as gradebook.csv and
+# gradebook.json, with each run's log. Builds first. Details: scripts/grade.py --help.
 #   scripts/grade.sh SUBMISSIONS [OUT] [--only LAB.NAME,...] [--seed N] [--time-limit S] [--no-oclgrind]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

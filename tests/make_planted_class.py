@@ -119,16 +119,6 @@ EXERCISES = {
         hard_coded=[("const size_t vectors = n / VW;", "const size_t vectors = {-n} / VW;"),
                     ("get_global_id(0); i < n; i += get_global_size(0)) sum += TERM(i);",
                      "get_global_id(0); i < {-n}; i += get_global_size(0)) sum += TERM(i);")]),
-    "reduction.multi_contiguous": dict(
-        # the same kernel file as reduction.multi, and the same edits
-        function="reduction_multi", barrier=True, misplaced=True, atomic=False,
-        off_by_one=[("for (; v < end; v += step) acc += TERMV(v);",
-                     "for (; v <= end; v += step) acc += TERMV(v);")],
-        # n hard-coded in both its uses: with the vector count alone, the loop over the elements
-        # left after the vectors would add the rest for any larger n
-        hard_coded=[("const size_t vectors = n / VW;", "const size_t vectors = {-n} / VW;"),
-                    ("get_global_id(0); i < n; i += get_global_size(0)) sum += TERM(i);",
-                     "get_global_id(0); i < {-n}; i += get_global_size(0)) sum += TERM(i);")]),
     "transpose.tile_in_out": dict(
         function="transpose_coalesced", barrier=True, misplaced=True, atomic=False,
         # row oi == width of B is past B's last row
@@ -144,11 +134,6 @@ EXERCISES = {
                      ": 0;\n    }\n    // END",
                      "share[k] = i0 + r < height && c < {-W} ? A[(size_t)(i0 + r) * width + c] "
                      ": 0;\n    }\n    // END")]),
-    "profiling.add": dict(
-        # the same kernel file as vector_add.add, and the same edits
-        function="vector_add", barrier=False, misplaced=False, atomic=False,
-        off_by_one=[("if (i < n) {  // padding", "if (i <= n) {  // padding")],
-        hard_coded=[("if (i < n) {  // padding", "if (i < {-n}) {  // padding")]),
     "buffer_flags.scale": dict(
         function="scale", barrier=False, misplaced=False, atomic=False,
         # the padded launch's work-item n reads src[n] and writes dst[n]
@@ -195,6 +180,9 @@ EXERCISES = {
                     ("get_global_id(0); i < n; i += stride)",
                      "get_global_id(0); i < {-n}; i += stride)")]),
 }
+# Exercises graded on another's kernel file take its edits.
+EXERCISES["reduction.multi_contiguous"] = EXERCISES["reduction.multi"]
+EXERCISES["profiling.add"] = EXERCISES["vector_add.add"]
 
 BARRIER = re.compile(r"^[ \t]*barrier\s*\([^;]*\)\s*;[^\n]*\n", re.M)
 ATOMIC = re.compile(r"\b(atomic_(?:fetch_)?(?:add|sub|inc|dec|and|or|xor|min|max)"
