@@ -16,7 +16,9 @@ accepted too), in their folder or one folder down. Every exercise the build list
 - each run is a process of its own, in a folder of its own, with its own PoCL kernel cache and a
   time limit, so a kernel that does not build, hangs or crashes becomes a row and nothing more.
   The lab writes its JSON report to a file of its own (LAB_REPORT_FILE), apart from the output a
-  kernel's printf may fill; every run's output is kept in OUT/logs/STUDENT/EXERCISE.log.
+  kernel's printf may fill; every run's output is kept in OUT/logs/STUDENT/EXERCISE.log. -j N
+  grades N exercises side by side (default: the machine's cores); the gradebook is the same
+  whatever N.
 
 The suite's own kernels run first at the same sizes (the odd ones under Oclgrind's check too): a
 size they fail at stops the grading (exit 3).
@@ -41,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 EXIT_USAGE = 2
@@ -378,9 +381,8 @@ def grade_exercise(student, e, plan, bin_dir, scratch, logs, out_dir, seed, time
     for run, sizes, checked in plan:
         command = with_sizes(e["args"], sizes) + ["--reps", "1", "--warmup", "0", "--seed",
                                                   str(seed), "--kernel-file", name]
-        code, report, output, printed = run_lab(
-            bin_dir / e["lab"], command, work, scratch / "students" / student.name / "cache",
-            time_limit, checked and check)
+        code, report, output, printed = run_lab(bin_dir / e["lab"], command, work, work / "cache",
+                                                time_limit, checked and check)
         log_lines.append(f"== {run} run: {e['lab']} {' '.join(command)}\n== stderr\n"
                          f"{log_text(output)}== stdout\n{log_text(printed)}")
         grading = (report or {}).get("grading", {})
@@ -465,8 +467,10 @@ def grade(args):
     with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
         scratch = Path(scratch)
         # The suite's own kernels at the drawn sizes, the odd ones through Oclgrind's check as a
-        # student's are: proof that the sizes are fair.
-        for e in exercises:
+        # student's are: proof that the sizes are fair. Done once per grading, -j at a time.
+        def reference(e):
+            """Why the suite's kernel fails one of the exercise's runs, or None."""
+            cache = scratch / "reference" / e["name"] / "cache"
             for run, sizes, checked in plans[(e["lab"], e["name"])]:
                 work = scratch / "reference" / e["name"] / run
                 work.mkdir(parents=True, exist_ok=True)
@@ -474,23 +478,33 @@ def grade(args):
                                                           "--seed", str(seed)]
                 if checked and check:
                     command += ["--kernel-file", str(bin_dir / "kernels" / e["kernel"])]
-                code, report, output, _ = run_lab(bin_dir / e["lab"], command, work,
-                                                  scratch / "cache-reference", args.time_limit,
-                                                  checked and check)
+                code, report, output, _ = run_lab(bin_dir / e["lab"], command, work, cache,
+                                                  args.time_limit, checked and check)
                 state = (report or {}).get("grading", {}).get("oclgrind", {}).get("state")
                 if code != 0 or (checked and check and state != "clean"):
-                    fail(EXIT_RUNTIME, f"the suite's own kernel fails {e['lab']}.{e['name']} at "
-                                       f"{sizes_text(sizes)} (seed {seed}), so no student could "
-                                       f"pass it:\n{output}")
+                    return (f"the suite's own kernel fails {e['lab']}.{e['name']} at "
+                            f"{sizes_text(sizes)} (seed {seed}), so no student could pass "
+                            f"it:\n{output}")
+            return None
 
-        for student in students:
-            for e in exercises:
-                row = grade_exercise(student, e, plans[(e["lab"], e["name"])], bin_dir, scratch,
-                                     logs, out_dir, seed, args.time_limit, check)
-                rows.append(row)
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for why in pool.map(reference, exercises):
+                if why:
+                    fail(EXIT_RUNTIME, why)
+
+        # Every (student, exercise) is graded apart (its own folder, kernel cache and processes),
+        # -j at a time; the rows keep the roster's order, so the gradebook does not depend on -j.
+        tasks = [(student, e) for student in students for e in exercises]
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            futures = [pool.submit(grade_exercise, student, e, plans[(e["lab"], e["name"])],
+                                   bin_dir, scratch, logs, out_dir, seed, args.time_limit, check)
+                       for student, e in tasks]
+            for future in as_completed(futures):
+                row = future.result()
                 mark = "PASSED" if row["passed"] else "FAILED"
-                print(f"{student.name:16} {row['exercise']:28} {mark}  {row['sentence'][:100]}",
-                      flush=True)
+                print(f"{row['student']:16} {row['exercise']:28} {mark}  "
+                      f"{row['sentence'][:100]}", flush=True)
+            rows = [future.result() for future in futures]
 
     # Students who handed in the same text for an exercise (comments and white space aside).
     suite_keys = {}
@@ -548,11 +562,15 @@ def main():
                                                  "new one, recorded in the gradebook)")
     parser.add_argument("--time-limit", type=float, default=60,
                         help="seconds one run may take (default 60)")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="exercises graded side by side (default: the machine's cores)")
     parser.add_argument("--no-oclgrind", action="store_true",
                         help="grade without Oclgrind's check (races and stray accesses unseen)")
     args = parser.parse_args()
     if args.time_limit <= 0:
         fail(EXIT_USAGE, "--time-limit must be above 0")
+    if args.jobs < 1:
+        fail(EXIT_USAGE, "-j must be 1 or more")
     if args.seed is not None and args.seed < 0:
         fail(EXIT_USAGE, "--seed must be 0 or more")
     sys.exit(grade(args))

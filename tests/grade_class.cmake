@@ -1,9 +1,11 @@
 # grade_class.cmake: grades the sample class (tests/CMakeLists.txt) with scripts/grade.py and
-# checks the gradebook, row by row: the verdict and the sentence each student's file deserves.
+# checks the gradebook, row by row: the verdict and the sentence each student's file deserves;
+# then grades it again with -j 1 and the CSV must be the same (grading side by side changes
+# nothing).
 #   cmake -DPYTHON=... -DGRADER=grade.py -DBIN=build/bin -DCLASS=dir -DOUT=dir -P grade_class.cmake
-file(REMOVE_RECURSE ${OUT})
+file(REMOVE_RECURSE ${OUT} ${OUT}-serial)
 execute_process(COMMAND ${PYTHON} ${GRADER} ${CLASS} ${OUT} --bin ${BIN} --only vector_add.add
-                        --time-limit 5 --seed 11
+                        --time-limit 5 --seed 11 -j 3
                 RESULT_VARIABLE code OUTPUT_VARIABLE log ERROR_VARIABLE log)
 if(NOT code EQUAL 0)
   message(FATAL_ERROR "grade.py exited with ${code}:\n${log}")
@@ -41,4 +43,17 @@ file(STRINGS ${OUT}/gradebook.csv csv)
 list(LENGTH csv lines)
 if(NOT lines EQUAL 10)
   message(FATAL_ERROR "gradebook.csv has ${lines} lines, not a header and 9 rows")
+endif()
+
+execute_process(COMMAND ${PYTHON} ${GRADER} ${CLASS} ${OUT}-serial --bin ${BIN}
+                        --only vector_add.add --time-limit 5 --seed 11 -j 1
+                RESULT_VARIABLE code OUTPUT_VARIABLE serial_log ERROR_VARIABLE serial_log)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "grade.py -j 1 exited with ${code}:\n${serial_log}")
+endif()
+file(READ ${OUT}/gradebook.csv side_by_side)
+file(READ ${OUT}-serial/gradebook.csv serial)
+string(REPLACE "${OUT}-serial" "${OUT}" serial "${serial}")
+if(NOT side_by_side STREQUAL serial)
+  message(FATAL_ERROR "the gradebook of -j 3 differs from -j 1's:\n${side_by_side}\n---\n${serial}")
 endif()
