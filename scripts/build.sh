@@ -4,7 +4,7 @@
 # (every target by default; labs.sh builds only all_labs). The compiler's output is shown only
 # when the build fails.
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)  # the real path: CMake's cache names it
 preset=${1:-default}
 shift || true
 targets=()

@@ -7,6 +7,8 @@
 #   scripts/setup.sh report     also Chromium's headless shell (scripts/report.sh --screenshot and
 #                               the test that looks at the course report as a browser shows it)
 #   scripts/setup.sh peers      also OpenBLAS and CLBlast (matmul --peers)
+#   scripts/setup.sh slurm      also Slurm and munge (the grader's --slurm, tested on a one-machine
+#                               cluster the test starts)
 set -euo pipefail
 [[ "${LAB_SKIP_SETUP:-0}" == 1 ]] && exit 0
 
@@ -22,6 +24,7 @@ packages=(
   python3                              # the tests' command-line fuzzer, scripts/fuzz_cli.py
   python3-matplotlib                   # plots: sweeps, timelines, the course report
   python3-jsonschema                   # the tests check every lab's --json against its schema
+  python3-yaml                         # the test that runs the GitHub Classroom workflow reads it
   dpkg-dev file                        # cpack's .deb: dpkg-shlibdeps finds its Depends
   lintian                              # the .deb files are checked by it (a test)
 )
@@ -29,7 +32,8 @@ for extra in "$@"; do
   case "$extra" in
     report) packages+=(chromium-headless-shell) ;;
     peers) packages+=(libopenblas0-pthread libclblast1) ;;
-    *) echo "setup: unknown extra '$extra' (report, peers)" >&2; exit 2 ;;
+    slurm) packages+=(slurmctld slurmd slurm-client munge) ;;
+    *) echo "setup: unknown extra '$extra' (report, peers, slurm)" >&2; exit 2 ;;
   esac
 done
 

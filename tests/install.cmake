@@ -109,6 +109,31 @@ foreach(text IN LISTS handouts texts)
   endif()
 endforeach()
 
+# The installed grader, from the moved prefix with no build tree: a class of two, the suite's
+# vector_add (passes) and its skeleton (fails), graded by `opencl-labs grade`.
+set(class ${WORK}/class)
+file(MAKE_DIRECTORY ${class}/right ${class}/unfinished)
+configure_file(${prefix}/share/opencl-labs/kernels/vector_add.cl ${class}/right/my_vector_add.cl
+               COPYONLY)
+configure_file(${prefix}/share/opencl-labs/exercises/vector_add.cl
+               ${class}/unfinished/my_vector_add.cl COPYONLY)
+find_program(OCLGRIND oclgrind)
+set(grade_options --only vector_add.add --seed 5 -j 2)
+if(NOT OCLGRIND)
+  list(APPEND grade_options --no-oclgrind)
+endif()
+execute_process(COMMAND ${launcher} grade ${class} ${WORK}/gradebook ${grade_options}
+                RESULT_VARIABLE code OUTPUT_VARIABLE log ERROR_VARIABLE log)
+if(NOT code EQUAL 0 OR NOT log MATCHES "opencl-labs grade: 2 students, 1 exercises, seed 5: 1 of 2 passed")
+  message(FATAL_ERROR "opencl-labs grade from the moved prefix exited ${code}:\n${log}")
+endif()
+file(STRINGS ${WORK}/gradebook/gradebook.csv rows REGEX "^(right|unfinished),")
+if(NOT rows MATCHES "^right,vector_add.add,my_vector_add.cl,[0-9a-f]+,True,PASSED"
+   OR NOT rows MATCHES "unfinished,vector_add.add,my_vector_add.cl,[0-9a-f]+,False,")
+  message(FATAL_ERROR "opencl-labs grade: unexpected gradebook rows:\n${rows}\n${log}")
+endif()
+file(REMOVE_RECURSE ${class})
+
 # Nothing installed names the source or build tree (the labs never read either). The installed
 # texts name their own prefix, which this test keeps inside the build tree: that is not counted.
 file(GLOB_RECURSE installed ${prefix}/*)

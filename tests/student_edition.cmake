@@ -17,6 +17,14 @@ if(key)
   message(FATAL_ERROR "the student edition holds the instructor key: ${key}")
 endif()
 
+# The grader is the instructor's: the student edition has no reference kernels to grade with.
+execute_process(COMMAND ${launcher} grade ${WORK} RESULT_VARIABLE code OUTPUT_VARIABLE log
+                ERROR_VARIABLE log)
+if(NOT code EQUAL 3 OR NOT log MATCHES "comes with the instructor edition")
+  message(FATAL_ERROR "opencl-labs grade in the student edition: exit ${code}, expected 3 and "
+                      "a sentence naming the instructor edition:\n${log}")
+endif()
+
 # Every block the skeletons leave out (as the build recorded them while making the skeletons,
 # repeats included), searched for in every installed file by find_solutions.py, which says which
 # files are searched for which blocks and how they are compared.

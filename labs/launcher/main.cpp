@@ -1,5 +1,6 @@
 // opencl-labs: the one command an installed suite puts on the PATH. `opencl-labs` runs the tour
-// (every lab once on the default device, one line each); `opencl-labs LAB ARGS...` runs one lab.
+// (every lab once on the default device, one line each); `opencl-labs LAB ARGS...` runs one lab;
+// `opencl-labs grade SUBMISSIONS` grades a class (scripts/grade.py, installed with the labs).
 // The labs themselves live beside this program in a build tree (build/bin) and in
 // PREFIX/libexec/opencl-labs once installed, so their short names (events, profiling, transpose)
 // never collide with other packages' commands in /usr/bin.
@@ -88,6 +89,9 @@ void usage(const std::string& me, const fs::path& labs, std::ostream& out) {
       << "       " << me << " --quick      the tour at tiny sizes: does every lab work here?\n"
       << "       " << me << " LAB [ARGS]   run one lab; " << me << " LAB --help for its options\n"
       << "       " << me << " --self-test  run the unit tests of the labs' shared library\n"
+      << "       " << me << " grade SUBMISSIONS [OUT] [OPTIONS]\n"
+      << "                    grade a class's kernels into a gradebook (" << me
+      << " grade --help)\n"
       << "       " << me << " --version\n"
       << "       " << me << " -h, --help   this text\n\n"
       << "Labs, in course order: " << lab_list() << "\n"
@@ -181,6 +185,46 @@ int tour(const fs::path& labs, bool quick) {
   return failed == 0 ? 0 : 1;
 }
 
+// `grade ARGS...`: the grader (grade.py) with the labs, the exercise list and the suite's kernels
+// of this installation or build tree. Only the full edition installs it: the student edition's
+// kernels are skeletons, which no grading can use as its reference.
+int grade(const std::string& me, const fs::path& labs, int argc, char** argv) {
+  std::error_code error;
+  const fs::path share = (own_folder() / kInstalledShare).lexically_normal();
+  const bool installed = labs != own_folder();
+  // A build tree keeps the grader's copy and the exercise list beside bin/.
+  const fs::path grader = installed ? share / "grade.py" : labs / ".." / "grade.py";
+  const fs::path exercises = installed ? share / "exercises.tsv" : labs / ".." / "exercises.tsv";
+  const fs::path kernels = installed ? share / "kernels" : labs / "kernels";
+  if (!fs::is_regular_file(grader, error) || !fs::is_regular_file(exercises, error)) {
+    std::cerr << me << ": error: the grader is not here (no " << grader.lexically_normal().string()
+              << " or " << exercises.lexically_normal().string()
+              << "): it comes with the instructor edition (package opencl-labs), not the "
+                 "student edition\n";
+    return kRuntime;
+  }
+  const std::string command = me + " grade";
+  ::setenv("LAB_GRADE_COMMAND", command.c_str(), 1);
+  std::vector<std::string> words = {"python3",     grader.lexically_normal().string(),
+                                    "--bin",       labs.string(),
+                                    "--exercises", exercises.lexically_normal().string(),
+                                    "--kernels",   kernels.lexically_normal().string()};
+  // `merge` comes first, as the grader reads it.
+  int first = 2;
+  if (argc > 2 && std::string(argv[2]) == "merge") {
+    words = {"python3", grader.lexically_normal().string(), "merge"};
+    first = 3;
+  }
+  for (int i = first; i < argc; ++i) words.emplace_back(argv[i]);
+  std::vector<char*> args;
+  for (auto& word : words) args.push_back(word.data());
+  args.push_back(nullptr);
+  ::execvp("python3", args.data());
+  std::cerr << me << ": error: cannot run python3: " << std::strerror(errno)
+            << ": install it (apt-get install python3)\n";
+  return kRuntime;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -229,6 +273,7 @@ int main(int argc, char** argv) {
     std::cerr << me << ": error: cannot run " << tests << ": " << std::strerror(errno) << "\n";
     return kRuntime;
   }
+  if (first == "grade") return grade(me, labs, argc, argv);
   if (!is_lab(first)) {
     std::cerr << me << ": error: no lab named '" << first << "': the labs are " << lab_list()
               << " (" << me << " --help)\n";
