@@ -474,7 +474,8 @@ def grade_exercise(student, e, plan, bin_dir, scratch, caches, logs, out_dir, se
 
 def build_identity(exercises_file, bin_dir, kernels_dir, exercises):
     """A hash of what decides a grade besides the hand-in: the exercise list, the grader, the
-    labs graded and the suite's kernels. Pieces of one class graded with different builds never merge."""
+    labs graded and the suite's kernels. Pieces of one class graded with different builds never
+    merge."""
     digest = hashlib.sha256(exercises_file.read_bytes())
     digest.update(Path(__file__).read_bytes())  # the grader: how sizes are drawn, rows made
     for lab in sorted({e["lab"] for e in exercises}):
@@ -610,7 +611,8 @@ def prepare(args):
         if not (kernels_dir / e["kernel"]).is_file():
             fail(EXIT_RUNTIME, f"no kernel {e['kernel']} in {kernels_dir}: build the suite "
                                "first, or give --kernels")
-    if not args.no_oclgrind and shutil.which("oclgrind") is None:
+    # With --slurm the nodes grade, and it is theirs to have Oclgrind (the tasks check).
+    if not args.no_oclgrind and not args.slurm and shutil.which("oclgrind") is None:
         fail(EXIT_RUNTIME, "Oclgrind is not installed, so races and stray accesses would go "
                            "unseen: install it (scripts/setup.sh), or grade without it with "
                            "--no-oclgrind")
@@ -818,7 +820,8 @@ def merge(args):
         "pieces": [{"shard": data["shard"], "students": data["students"],
                     "seconds": data["seconds"], "host": data.get("host", ""),
                     "time_limits": data["time_limits"]}
-                   for _, _, data in sorted(pieces, key=lambda p: int(p[2]["shard"].split("/")[0]))],
+                   for _, _, data in sorted(pieces,
+                                            key=lambda p: int(p[2]["shard"].split("/")[0]))],
     })
     write_gradebook(out_dir, meta, rows, first.get("suite_keys", {}))
     summary(meta["students"], len(first["exercises"]), first["seed"], rows, out_dir)
@@ -826,7 +829,7 @@ def merge(args):
 
 
 def quoted(words):
-    return " ".join(shlex.quote(str(w)) for w in words)
+    return shlex.join(str(w) for w in words)
 
 
 def submit_slurm(args):

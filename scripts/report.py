@@ -2,7 +2,7 @@
 
 Usage:
   report.py collect --bin DIR --out RUN_DIR [--platform P] [--device D] [--quick]
-  report.py render --out OUT_DIR RUN_DIR... [--readme README.md]
+  report.py render --out OUT_DIR RUN_DIR... [--readme docs/results.md]
 
 collect runs every lab of DIR (the course's order, then any other lab DIR/../labs.txt names) with
 --json on one device (LAB_PLATFORM / LAB_DEVICE), the size-sweeping labs over a range of sizes,
@@ -18,8 +18,8 @@ the copy kernel's bandwidth or the FP32 peak and the peer libraries drawn as ref
 profiling stages, the buffer modes' costs, timelines drawn from the traces, the NDRange grid, the
 device's memories); the commit, date and driver of every run on the page. Pictures are PNG
 inside the page (no server, no JavaScript); each <img> says how many data points it drew
-(data-points). It also writes OUT_DIR/results.md, a summary per device, and with --readme puts
-that summary into README.md between its "report:begin" and "report:end" markers.
+(data-points). It also writes OUT_DIR/results.md, a summary per device, and with --readme FILE puts
+that summary into FILE (docs/results.md) between its "report:begin" and "report:end" markers.
 Rendering needs matplotlib (Debian: python3-matplotlib; run with /usr/bin/python3).
 """
 import argparse
