@@ -2,7 +2,8 @@
 
 Usage:
   report.py collect --bin DIR --out RUN_DIR [--platform P] [--device D] [--quick]
-  report.py render --out OUT_DIR RUN_DIR... [--readme docs/results.md]
+  report.py render --out OUT_DIR RUN_DIR... [--results-md docs/results.md]
+  report.py render --markdown-only --results-md docs/results.md RUN_DIR...
 
 collect runs every lab of DIR (the course's order, then any other lab DIR/../labs.txt names) with
 --json on one device (LAB_PLATFORM / LAB_DEVICE), the size-sweeping labs over a range of sizes,
@@ -18,9 +19,12 @@ the copy kernel's bandwidth or the FP32 peak and the peer libraries drawn as ref
 profiling stages, the buffer modes' costs, timelines drawn from the traces, the NDRange grid, the
 device's memories); the commit, date and driver of every run on the page. Pictures are PNG
 inside the page (no server, no JavaScript); each <img> says how many data points it drew
-(data-points). It also writes OUT_DIR/results.md, a summary per device, and with --readme FILE puts
-that summary into FILE (docs/results.md) between its "report:begin" and "report:end" markers.
-Rendering needs matplotlib (Debian: python3-matplotlib; run with /usr/bin/python3).
+(data-points). It also writes OUT_DIR/results.md, the results page in Markdown: how the figures are
+taken, then per device a summary and every lab's table, its yardstick and what it shows, every
+figure from the runs; --results-md FILE writes that page to FILE too (docs/results.md, made from the
+kept runs in docs/results/runs: a test makes it again and compares), and --markdown-only writes
+only that file (no matplotlib needed). The pictures need matplotlib (Debian: python3-matplotlib;
+run with /usr/bin/python3).
 """
 import argparse
 import base64
@@ -28,12 +32,14 @@ import datetime
 import html
 import io
 import json
+import math
 import os
 import platform
 import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -266,34 +272,110 @@ def load_runs(dirs):
     return runs
 
 
-class Figure:
-    """A matplotlib figure that counts the data points drawn on it."""
+# Pictures are made for the back of a room: the page shows each one at SCREEN_DPI CSS pixels per
+# inch (a figure 6.5 inches wide fills one device's column of a 1400-pixel window), so a font of
+# FONT points is FONT * 100 / 72 pixels on screen; the PNG has DPI / SCREEN_DPI times as many
+# pixels, for sharp lines on a projector or a high-density screen.
+DPI = 150
+SCREEN_DPI = 100
+FONT = 12  # points: about 17 px on screen
+SMALL_FONT = 11  # ticks, legends and bar labels: about 15 px
+WIDTH = 6.5  # inches: one device's column
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">", "p"]
 
-    def __init__(self, width=6.4, height=3.6, rows=1, height_ratios=None):
+
+class Figure:
+    """A matplotlib figure that counts the data points drawn on it; the axes that want a legend
+    get one shared legend below the plots (png)."""
+
+    def __init__(self, width=WIDTH, height=3.6, rows=1, height_ratios=None):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        matplotlib.rcParams.update({
+            "font.size": FONT, "axes.titlesize": FONT, "axes.labelsize": FONT,
+            "xtick.labelsize": SMALL_FONT, "ytick.labelsize": SMALL_FONT,
+            "legend.fontsize": SMALL_FONT, "lines.linewidth": 2.5, "lines.markersize": 7,
+            "axes.linewidth": 1.2, "xtick.major.width": 1.2, "ytick.major.width": 1.2,
+            "grid.linewidth": 0.8, "hatch.linewidth": 1.0})
         self.plt = plt
         self.figure, axes = plt.subplots(rows, 1, figsize=(width, height), squeeze=False,
                                          gridspec_kw={"height_ratios": height_ratios})
         self.axes = [row[0] for row in axes]
         self.points = 0
         self.title = ""
+        self.legend_columns = 2
 
     def png(self, title):
-        self.figure.suptitle(title, fontsize=10)
-        self.figure.tight_layout()
+        handles, labels = [], []
+        for axes in self.axes:
+            for handle, label in zip(*axes.get_legend_handles_labels()):
+                if label not in labels:
+                    handles.append(handle)
+                    labels.append(label)
+        height = self.figure.get_figheight()
+        bottom = 0.0
+        if handles:
+            columns = self.legend_columns if max(len(s) for s in labels) <= 30 else 1
+            rows = -(-len(labels) // columns)
+            extra = 0.15 + 0.28 * rows
+            self.figure.set_figheight(height + extra)
+            bottom = extra / (height + extra)
+            self.figure.legend(handles, labels, loc="lower center", ncol=columns, frameon=False,
+                               bbox_to_anchor=(0.5, 0.0), handlelength=2.6)
+        # (a long device name wraps rather than running off the picture)
+        title = "\n".join(textwrap.wrap(title, 52, break_long_words=False)) \
+            if "\n" not in title else title
+        self.figure.suptitle(title, fontsize=FONT, fontweight="bold")
+        self.figure.tight_layout(rect=(0, bottom, 1, 1))
         buffer = io.BytesIO()
-        self.figure.savefig(buffer, format="png", dpi=110)
+        self.figure.savefig(buffer, format="png", dpi=DPI)
         self.plt.close(self.figure)
         return buffer.getvalue()
 
 
-def legend_beside(axes):
-    handles, labels = axes.get_legend_handles_labels()
-    if handles:
-        axes.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                    frameon=False)
+def number_label(value, _position=None):
+    """A tick's number as people write it: 0.05, 2, 300, 2,000, 50,000."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def rate_axis(axes, values, axis="y"):
+    """A rate axis that reads: logarithmic where the values span a decade or more (ticks at 1, 2
+    and 5 of each decade while there are few decades), else linear from zero, so that rates
+    within a few percent of each other look equal; several plain-number tick labels either way."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+    values = [v for v in values if v and v > 0]
+    if not values:
+        return
+    low, high = min(values), max(values)
+    which = axes.yaxis if axis == "y" else axes.xaxis
+    if high / low >= 10:
+        (axes.set_yscale if axis == "y" else axes.set_xscale)("log")
+        decades = math.log10(high / low)
+        subs = (1.0,) if decades > 3.5 else (1.0, 2.0, 5.0) if decades > 1.5 else \
+            (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)
+        which.set_major_locator(LogLocator(base=10, subs=subs))
+        which.set_minor_formatter(NullFormatter())
+        margin = 1.35
+        (axes.set_ylim if axis == "y" else axes.set_xlim)(low / margin, high * margin)
+    else:
+        which.set_major_locator(MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]))
+        (axes.set_ylim if axis == "y" else axes.set_xlim)(0, high * 1.12)
+    which.set_major_formatter(FuncFormatter(number_label))
+
+
+def size_axis(axes, sizes, matrix):
+    """The sizes of a sweep on a base-2 axis, a tick at each size measured."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    axes.set_xscale("log", base=2)
+    axes.xaxis.set_major_locator(FixedLocator(sorted(sizes)))
+    axes.xaxis.set_minor_locator(NullLocator())
+    axes.xaxis.set_major_formatter(FuncFormatter(
+        lambda v, _: f"{int(round(v))}" if matrix else f"$2^{{{int(round(math.log2(v)))}}}$"))
 
 
 def x_of(row, lab):
@@ -309,33 +391,35 @@ def sweep_rows(sweep):
     return [row for report in sweep.get("reports", []) for row in report["results"]]
 
 
-def draw_series(axes, series, style):
-    points_drawn = 0
-    for variant, points in series.items():
-        points.sort()
-        axes.plot([p[0] for p in points], [p[1] for p in points], label=variant, **style)
-        points_drawn += len(points)
-    return points_drawn
-
-
-def finish_log_axes(axes, x_label, y_label):
-    axes.set_xscale("log", base=2)
-    axes.set_yscale("log")
-    axes.set_xlabel(x_label)
-    axes.set_ylabel(y_label)
-    axes.grid(True, which="both", alpha=0.3)
-    legend_beside(axes)
-
-
 PEER_STYLES = [("0.35", "-.", "s"), ("0.55", ":", "^"), ("0.2", (0, (5, 2)), "D"),
                ("0.65", "-.", "v")]
 
 
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def yardsticks_by_size(rows, key):
+    """{reference name: {size: [the yardstick's median in each row's rounds]}} of rows with a
+    reference in their own unit; `key` gives a row's size."""
+    out = {}
+    for row in rows:
+        ref = row.get("reference")
+        if row.get("status") == "PASSED" and ref and "rate" in row and \
+                ref.get("unit") == row["rate"]["unit"]:
+            out.setdefault(ref["name"], {}).setdefault(key(row), []).append(ref["value"])
+    return out
+
+
 def sweep_figure(lab, rows, device, metric="rate"):
     """Rate (or, with metric "elements", G elements/s) against size, one line per variant; the
-    lab's ceiling and the peers (each its own grey and marker) drawn as references."""
-    lines, peers, ceilings = {}, {}, {}
+    peers (each its own grey and marker) and, per size, the yardstick (the median of its runs
+    taken in turns with that size's rows, the band their lowest to highest) as references."""
+    lines, peers = {}, {}
     unit = None
+    kept = []
     for row in rows:
         if row["status"] != "PASSED" or "rate" not in row:
             continue
@@ -351,78 +435,93 @@ def sweep_figure(lab, rows, device, metric="rate"):
             value = row["elements_per_s"] / 1e9
         else:
             value = row["rate"]["value"]
-            ref = row.get("reference")
-            if ref and ref["unit"] == unit:
-                ceilings.setdefault(ref["name"], {})[x] = ref["value"]
+            kept.append(row)
         target = peers if PEER.search(row["variant"]) else lines
         target.setdefault(row["variant"], []).append((x, value))
-    # A lab whose ladder has a `copy` variant (transpose, coalescing) measures against that copy
-    # of the same matrix: it is the ceiling drawn, not a second copy figure.
-    if "copy" in lines:
-        copy = dict(lines.pop("copy"))
-        ceilings = {"copy (the same matrix)": copy} if metric == "rate" else {}
-    figure = Figure(7.2, 3.8)
+    yardsticks = yardsticks_by_size(kept, lambda r: x_of(r, lab)) if metric == "rate" else {}
+    figure = Figure(WIDTH, 4.4)
     axes = figure.axes[0]
+    values, sizes = [], set()
     for i, (variant, points) in enumerate(lines.items()):
-        figure.points += draw_series(axes, {variant: points},
-                                     {"marker": "o", "markersize": 3, "color": f"C{i % 10}"})
+        points.sort()
+        # A lab whose ladder has a `copy` of the same matrix (transpose) draws it as its own
+        # ceiling: black, dashed.
+        style = {"color": "black", "linestyle": (0, (6, 3)), "marker": "x"} \
+            if variant == "copy" else {"color": f"C{i % 10}", "marker": MARKERS[i % len(MARKERS)]}
+        axes.plot([p[0] for p in points], [p[1] for p in points],
+                  label="copy (the same matrix)" if variant == "copy" else variant, **style)
+        figure.points += len(points)
     for i, (variant, points) in enumerate(peers.items()):
+        points.sort()
         grey, dash, marker = PEER_STYLES[i % len(PEER_STYLES)]
-        figure.points += draw_series(axes, {variant: points},
-                                     {"color": grey, "linestyle": dash, "marker": marker,
-                                      "markersize": 4})
-    styles = ["--", ":"]
-    for i, (name, points) in enumerate(sorted(ceilings.items())):
-        xs = sorted(points)
-        axes.plot(xs, [points[x] for x in xs], color="black", linestyle=styles[i % 2],
-                  linewidth=1.2, marker="x", markersize=4, label=name)
-    x_label = "N (an N x N matrix)" if lab in ("matmul", "transpose", "coalescing") \
-        else "n (elements)"
-    y_label = "G elements/s (median)" if metric == "elements" else f"{unit or 'rate'} (median)"
-    finish_log_axes(axes, x_label, y_label)
+        axes.plot([p[0] for p in points], [p[1] for p in points], label=variant, color=grey,
+                  linestyle=dash, marker=marker)
+        figure.points += len(points)
+    for i, (name, by_size) in enumerate(sorted(yardsticks.items())):
+        xs = sorted(by_size)
+        middle = [median(by_size[x]) for x in xs]
+        band = any(min(by_size[x]) < max(by_size[x]) for x in xs)
+        if band:
+            axes.fill_between(xs, [min(by_size[x]) for x in xs],
+                              [max(by_size[x]) for x in xs], color="0.5", alpha=0.3,
+                              linewidth=0)
+        axes.plot(xs, middle, color="black", linestyle=[":", "-."][i % 2], linewidth=3,
+                  label=f"{name}, band min-max" if band else name)
+        values += [v for x in xs for v in by_size[x]]
+    for points in list(lines.values()) + list(peers.values()):
+        values += [p[1] for p in points]
+        sizes.update(p[0] for p in points)
+    matrix = lab in ("matmul", "transpose", "coalescing")
+    size_axis(axes, sizes, matrix)
+    rate_axis(axes, values)
+    axes.set_xlabel("N (an N x N matrix)" if matrix else "n (elements)")
+    axes.set_ylabel("G elements/s (median)" if metric == "elements" else
+                    f"{unit or 'rate'} (median)")
+    axes.grid(True, which="major", alpha=0.35)
     return figure.png(f"{lab} on {device}"), figure.points
 
 
 def bars_figure(lab, report, device):
     """One bar per row with a rate, in the report's order, a panel per unit (memory_spaces has GB/s
     and GFLOP/s rows); the rows' references and the peers (the host's memcpy) as lines."""
+    from matplotlib.ticker import FuncFormatter
     rows = [r for r in report["results"] if r["status"] == "PASSED" and "rate" in r]
     units = list(dict.fromkeys(r["rate"]["unit"] for r in rows))
     panels = [[r for r in rows if r["rate"]["unit"] == u and not PEER.search(r["variant"])]
               for u in units]
-    figure = Figure(7.2, 0.6 + sum(0.6 + 0.26 * max(len(p), 2) for p in panels) if panels else 2,
-                    rows=max(len(units), 1),
-                    height_ratios=[max(len(p), 2) for p in panels] or None)
+    figure = Figure(WIDTH, 0.9 + sum(0.9 + 0.42 * max(len(p), 2) for p in panels) if panels
+                    else 2, rows=max(len(units), 1),
+                    height_ratios=[max(len(p), 2) + 1.5 for p in panels] or None)
+    figure.legend_columns = 1
     several_sizes = len({r["size_label"] for r in rows}) > 1
     for axes, unit, bars in zip(figure.axes, units, panels):
         labels = [f"{r['variant']} ({r['size_label']})" if several_sizes else r["variant"]
                   for r in bars]
         positions = list(range(len(bars)))[::-1]
-        axes.barh(positions, [r["rate"]["value"] for r in bars], color="C0", height=0.6)
+        axes.barh(positions, [r["rate"]["value"] for r in bars], color="C0", height=0.65)
         axes.set_yticks(positions)
-        axes.set_yticklabels(labels, fontsize="x-small")
+        axes.set_yticklabels(labels)
         figure.points += len(bars)
         references = {}
-        for r in bars:
-            ref = r.get("reference")
-            if ref and ref["unit"] == unit:
-                references.setdefault(ref["name"], ref["value"])
+        for name, by_row in yardsticks_by_size(bars, lambda r: r["variant"]).items():
+            references[name] = median([v for vs in by_row.values() for v in vs])
         for r in rows:
             if PEER.search(r["variant"]) and r["rate"]["unit"] == unit:
                 references.setdefault(r["variant"], r["rate"]["value"])
         for i, (name, value) in enumerate(references.items()):
             axes.axvline(value, color=["black", "0.45"][i % 2], linestyle=["--", "-."][i % 2],
-                         linewidth=1.2, label=f"{name} {value:.3g} {unit}")
+                         linewidth=2.5, label=f"{name} {number_label(value)} {unit}")
         axes.set_xlabel(f"{unit} (median)")
-        axes.grid(True, axis="x", alpha=0.3)
-        legend_beside(axes)
+        axes.xaxis.set_major_formatter(FuncFormatter(number_label))
+        axes.grid(True, axis="x", alpha=0.35)
     return figure.png(f"{lab} on {device}"), figure.points
 
 
 def stacked_bars(title, names, labels, parts, unit_label):
     """Horizontal bars, one per name, each the sum of its parts [(label, colour, values)], the
     first name on top; returns the Figure (its axes for more lines)."""
-    figure = Figure(7.2, 0.9 + 0.35 * max(len(names), 3))
+    from matplotlib.ticker import FuncFormatter
+    figure = Figure(WIDTH, 1.3 + 0.5 * max(len(names), 3))
     axes = figure.axes[0]
     positions = list(range(len(names)))[::-1]
     left = [0.0] * len(names)
@@ -431,9 +530,10 @@ def stacked_bars(title, names, labels, parts, unit_label):
         left = [a + b for a, b in zip(left, widths)]
         figure.points += sum(1 for w in widths if w > 0)
     axes.set_yticks(positions)
-    axes.set_yticklabels(labels, fontsize="x-small")
+    axes.set_yticklabels(labels)
     axes.set_xlabel(unit_label)
-    axes.grid(True, axis="x", alpha=0.3)
+    axes.xaxis.set_major_formatter(FuncFormatter(number_label))
+    axes.grid(True, axis="x", alpha=0.35)
     figure.title = title
     return figure
 
@@ -452,14 +552,18 @@ def stages_figure(report, device):
                           "microseconds (median of the runs)")
     wall = report.get("details", {}).get("wall_median_s")
     if wall:
-        figure.axes[0].axvline(wall * 1e6, color="black", linestyle="--", linewidth=1.2,
+        figure.axes[0].axvline(wall * 1e6, color="black", linestyle="--", linewidth=2.5,
                                label="the whole pipeline, host clock")
-    legend_beside(figure.axes[0])
     return figure.png(figure.title), figure.points
 
 
+BUFFER_MODE = re.compile(r"A,B=(\w+)")
+
+
 def buffer_modes_figure(report, device):
-    """buffer_flags: create, upload, kernel and download per mode of A and B, stacked."""
+    """buffer_flags: create, upload, kernel and download per mode of A and B, stacked (the
+    medians of each step), and across each bar the whole run's fastest to slowest, a dot at its
+    median: modes whose ranges overlap are not told apart by these runs."""
     timing = report.get("details", {}).get("timing", {})
     modes = [m for m, v in timing.items() if isinstance(v, dict)]
     parts = [(label, colour, [timing[m].get(key, 0) * 1e3 for m in modes])
@@ -468,8 +572,22 @@ def buffer_modes_figure(report, device):
                                         ("kernel_median_s", "kernel", "#1f77b4"),
                                         ("download_median_s", "download", "#d62728"))]
     figure = stacked_bars(f"buffer_flags: what each mode costs on {device}", modes,
-                          [f"A, B {m}" for m in modes], parts, "milliseconds per run (medians)")
-    legend_beside(figure.axes[0])
+                          [f"A, B {m}" for m in modes], parts, "milliseconds per run")
+    spans = {}
+    for row in report["results"]:
+        match = BUFFER_MODE.search(row["variant"])
+        if match and "time_s" in row:
+            spans[match.group(1)] = row["time_s"]
+    positions = list(range(len(modes)))[::-1]
+    drawn = [(p, spans[m]) for p, m in zip(positions, modes) if m in spans]
+    if drawn:
+        middle = [t["median"] * 1e3 for _, t in drawn]
+        figure.axes[0].errorbar(
+            middle, [p for p, _ in drawn],
+            xerr=[[t["median"] * 1e3 - t["min"] * 1e3 for _, t in drawn],
+                  [t["max"] * 1e3 - t["median"] * 1e3 for _, t in drawn]],
+            fmt="o", color="black", markersize=7, capsize=7, elinewidth=2.5, capthick=2.5,
+            label="whole run: median, min-max")
     return figure.png(figure.title), figure.points
 
 
@@ -486,7 +604,7 @@ def grid_figure(report, device):
     ly = local[1] if len(local) > 1 else 1
     if width * height > 4096:
         return None, 0
-    figure = Figure(min(1.0 + 0.45 * width, 9), min(1.0 + 0.45 * height, 7))
+    figure = Figure(WIDTH, min(1.6 + WIDTH * 0.85 * height / width, 7))
     axes = figure.axes[0]
     from matplotlib.patches import Rectangle
     groups_x = -(-width // lx)
@@ -494,20 +612,21 @@ def grid_figure(report, device):
         for x in range(width):
             group = (y // ly) * groups_x + x // lx
             axes.add_patch(Rectangle((x, y), 1, 1, facecolor=f"C{group % 10}", alpha=0.55,
-                                     edgecolor="white"))
-            if width <= 24:
+                                     edgecolor="white", linewidth=1.5))
+            if width <= 16:
                 axes.text(x + 0.5, y + 0.5, f"{x % lx},{y % ly}" if len(global_size) > 1
-                          else f"{x % lx}", ha="center", va="center", fontsize=6)
+                          else f"{x % lx}", ha="center", va="center", fontsize=SMALL_FONT - 1)
             figure.points += 1
     axes.set_xlim(0, width)
     axes.set_ylim(height, 0)
     axes.set_aspect("equal")
     axes.set_xlabel("get_global_id(0)")
     axes.set_ylabel("get_global_id(1)" if len(global_size) > 1 else "")
-    axes.set_yticks([] if height == 1 else range(0, height + 1, max(1, height // 8)))
-    return figure.png(f"{'x'.join(map(str, global_size))} work-items in groups of "
-                      f"{'x'.join(map(str, local[:len(global_size)]))}: colour = group, "
-                      f"text = local id"), figure.points
+    axes.set_xticks(range(0, width + 1, max(1, width // 6)))
+    axes.set_yticks([] if height == 1 else range(0, height + 1, max(1, height // 4)))
+    return figure.png(f"{'x'.join(map(str, global_size))} work-items, groups of "
+                      f"{'x'.join(map(str, local[:len(global_size)]))}\ncolour: group; "
+                      f"text: local id"), figure.points
 
 
 def memories_figure(report, device):
@@ -521,15 +640,19 @@ def memories_figure(report, device):
              ("global_mem_cache_bytes", "global memory cache"),
              ("constant_mem_bytes", "constant memory"), ("local_mem_bytes", "local memory")]
     items = [(label, facts[key]) for key, label in names if facts.get(key)]
-    figure = Figure(7.2, 0.9 + 0.35 * len(items))
+    figure = Figure(WIDTH, 1.3 + 0.5 * len(items))
     axes = figure.axes[0]
     positions = list(range(len(items)))[::-1]
     axes.barh(positions, [v for _, v in items], color="C2", height=0.6)
     for position, (_, value) in zip(positions, items):
-        axes.text(value, position, " " + human_bytes(value), va="center", fontsize="x-small")
+        axes.text(value, position, " " + human_bytes(value), va="center", fontsize=SMALL_FONT)
     axes.set_xscale("log", base=2)
+    from matplotlib.ticker import FuncFormatter, LogLocator
+    axes.xaxis.set_major_locator(LogLocator(base=2 ** 10))
+    axes.xaxis.set_major_formatter(FuncFormatter(lambda v, _: human_bytes(v)))
+    axes.set_xlim(right=max(v for _, v in items) * 64)
     axes.set_yticks(positions)
-    axes.set_yticklabels([label for label, _ in items], fontsize="x-small")
+    axes.set_yticklabels([label for label, _ in items])
     axes.set_xlabel("bytes")
     figure.points += len(items)
     return figure.png(f"the memories of {facts.get('name', device)}"), figure.points
@@ -539,9 +662,10 @@ def trace_figure(trace_path, title):
     """A --trace timeline drawn by trace_png.py, or (None, 0) when it has nothing to draw."""
     with tempfile.TemporaryDirectory() as scratch:
         png = Path(scratch) / "trace.png"
+        # (drawn 6.5 inches wide at trace_png's 100 dots an inch: shown at its own size)
         process = subprocess.run([sys.executable, str(ROOT / "scripts" / "trace_png.py"),
-                                  str(trace_path), str(png), "--title", title, "--width", "9"],
-                                 capture_output=True, text=True)
+                                  str(trace_path), str(png), "--title", title, "--width",
+                                  str(WIDTH)], capture_output=True, text=True)
         if process.returncode != 0 or not png.is_file():
             return None, 0
         events = json.loads(Path(trace_path).read_text()).get("traceEvents", [])
@@ -557,31 +681,35 @@ def human_bytes(value):
 
 
 def pictures(lab, run):
-    """The pictures of one lab on one device: a list of (caption, PNG bytes or None, points)."""
+    """The pictures of one lab on one device: a list of (caption, PNG bytes or None, points,
+    dots per inch of the PNG)."""
     device = short_name(run["manifest"]["device"])
     report = run["reports"].get(lab)
     out = []
     if lab in run["sweeps"] and run["sweeps"][lab].get("reports"):
         rows = sweep_rows(run["sweeps"][lab])
-        out.append(("the rate over a range of sizes", *sweep_figure(lab, rows, device)))
+        out.append(("the rate over a range of sizes", *sweep_figure(lab, rows, device), DPI))
         if any(r.get("elements_per_s") for r in rows):
             out.append(("elements per second over a range of sizes",
-                        *sweep_figure(lab, rows, device, "elements")))
+                        *sweep_figure(lab, rows, device, "elements"), DPI))
     if report is None:
         return out
     if lab == "device_info":
-        out.append(("memory sizes", *memories_figure(report, device)))
+        out.append(("memory sizes", *memories_figure(report, device), DPI))
     elif lab == "work_items":
-        out.append(("which work-group each work-item is in", *grid_figure(report, device)))
+        out.append(("which work-group each work-item is in", *grid_figure(report, device), DPI))
     elif lab == "profiling":
-        out.append(("where each command's time goes", *stages_figure(report, device)))
+        out.append(("where each command's time goes", *stages_figure(report, device), DPI))
     elif lab == "buffer_flags":
-        out.append(("end-to-end cost per buffer mode", *buffer_modes_figure(report, device)))
+        out.append(("end-to-end cost per buffer mode: each step's median stacked; the whiskers "
+                    "span the whole run's fastest to slowest, and modes whose whiskers overlap "
+                    "are not ranked by these runs", *buffer_modes_figure(report, device), DPI))
     elif lab in ("memory_spaces", "vector_types"):
-        out.append(("the rate of each variant", *bars_figure(lab, report, device)))
+        out.append(("the rate of each variant", *bars_figure(lab, report, device), DPI))
     if lab in run["traces"]:
         out.append(("timeline (--trace)",
-                    *trace_figure(run["traces"][lab], f"{lab} on {device}: timeline")))
+                    *trace_figure(run["traces"][lab], f"{lab} on {device}: timeline"),
+                    SCREEN_DPI))
     return out
 
 
@@ -594,16 +722,65 @@ def short_name(device):
     return name if len(name) <= 40 else name[:38] + ".."
 
 
+# What each lab is for, in one sentence, for the page and docs/results.md. The handouts' Goal
+# paragraphs say more, but some quote measured figures of one machine or run on past a colon
+# into a list; these sentences name no figure, which the tables give. A lab not listed here gets
+# the first sentences of its handout's Goal (readme_goal).
+PURPOSE = {
+    "device_info": "What OpenCL sees on the machine: the platforms, their devices and the limits "
+                   "that decide how a kernel can be launched.",
+    "vector_add": "One OpenCL program from device to checked result, and how close an addition "
+                  "comes to the bandwidth of a plain copy on the same device.",
+    "work_items": "The NDRange from the inside: the ids and sizes every work-item of a launch "
+                  "sees, and how the local size and the offset change them.",
+    "matmul": "The optimisation ladder of C = A·B: the same arithmetic, faster at each step that "
+              "reuses from fast memory what was fetched from slow memory, against the device's "
+              "FP32 peak and the BLAS libraries.",
+    "reduction": "Adding up a vector, from one work-item per group summing while the others wait "
+                 "to a kernel that reads memory as fast as a copy does.",
+    "transpose": "B = Aᵀ: why the obvious kernel is slow on a GPU, and the tiled kernels that "
+                 "reach the speed of a copy of the same matrix.",
+    "coalescing": "A row-scan program run three ways: one row per work-item, on the transposed "
+                  "matrix, and with the transposes fused into the kernel through local memory.",
+    "profiling": "The four profiling timestamps of every command in an upload-compute-download "
+                 "pipeline: where the time goes between queueing, submission and running.",
+    "buffer_flags": "What each way of creating a buffer (copy, use or allocate a host pointer, "
+                    "or none) promises, and what each costs end to end on the same kernel.",
+    "events": "Ordering commands with events, checked from their profiling timestamps: wait "
+              "lists, in-order and out-of-order queues, barriers, markers, callbacks, user "
+              "events, two queues and sub-devices.",
+    "memory_spaces": "Each OpenCL address space used for what it is good at: constant weights, "
+                     "local tiles, rows staged in local memory, and private arrays that stay "
+                     "in registers or spill.",
+    "vector_types": "OpenCL C's vector types as a way to move memory in larger pieces (a copy at "
+                    "every width, against the best width) and as notation.",
+    "scan": "The prefix sum, from one work-group walking the array to a single pass that moves "
+            "the data about once (decoupled look-back).",
+    "histogram": "Counting keys into bins: what many work-items updating the same counters "
+                 "costs, and how local, private and replicated histograms avoid it.",
+}
+
+
 def readme_goal(lab):
-    """The first paragraph of the lab's Goal in its README, as HTML."""
+    """The lab's Goal from its README: its first paragraph, up to the last full sentence (not one
+    that ends in a colon and a list); plain text."""
     for readme in ROOT.glob(f"labs/*_{lab}/README.md"):
         text = readme.read_text()
         match = re.search(r"^## Goal\n(.*?)(?:\n\s*\n|\n```|\n- )", text, re.S | re.M)
         if match:
-            paragraph = html.escape(" ".join(match.group(1).split()))
-            paragraph = re.sub(r"`([^`]+)`", r"<code>\1</code>", paragraph)
-            return re.sub(r"\*([^*]+)\*", r"<em>\1</em>", paragraph)
+            sentences = re.split(r"(?<=[.!?])\s+", " ".join(match.group(1).split()))
+            return " ".join(s for s in sentences if not s.endswith(":"))
     return ""
+
+
+def purpose(lab):
+    return PURPOSE.get(lab) or readme_goal(lab)
+
+
+def purpose_html(lab):
+    paragraph = html.escape(purpose(lab))
+    paragraph = re.sub(r"`([^`]+)`", r"<code>\1</code>", paragraph)
+    return re.sub(r"\*([^*]+)\*", r"<em>\1</em>", paragraph)
 
 
 def fmt_seconds(seconds):
@@ -619,6 +796,31 @@ def fmt_rate(rate):
     return f"{value:.3g} {rate['unit']}" if value < 100 else f"{value:.0f} {rate['unit']}"
 
 
+def fmt_value(value, unit):
+    return fmt_rate({"value": value, "unit": unit})
+
+
+def fmt_share(ref):
+    """"73.7% (71.9-76.3) of copy kernel": the share, and in turns its lowest and highest round."""
+    spread = f" ({100 * ref['share_min']:.1f}-{100 * ref['share_max']:.1f})" \
+        if ref.get("rounds") else ""
+    return f"{100 * ref['share']:.1f}%{spread} of {ref['name']}"
+
+
+def yardstick_lines(report):
+    """Per yardstick and size measured in turns, a sentence: its median over the rows' rounds and
+    their lowest and highest median."""
+    rows = [r for r in report["results"] if r.get("reference", {}).get("rounds")]
+    out = []
+    for name, by_size in yardsticks_by_size(rows, lambda r: r["size_label"]).items():
+        unit = rows[0]["reference"]["unit"]
+        for size, values in by_size.items():
+            out.append(f"{name} at {size}, in turns with {len(values)} rows: median "
+                       f"{fmt_value(median(values), unit)}; its median in each row's rounds "
+                       f"from {fmt_value(min(values), unit)} to {fmt_value(max(values), unit)}")
+    return out
+
+
 def table_html(report):
     rows = report["results"]
     sizes = {r["size_label"] for r in rows}
@@ -627,7 +829,7 @@ def table_html(report):
         ("size", lambda r: r["size_label"] if len(sizes) > 1 else None),
         ("median", lambda r: fmt_seconds(r["time_s"]["median"]) if "time_s" in r else None),
         ("rate", lambda r: fmt_rate(r["rate"]) if "rate" in r else None),
-        # (the ceiling's own rate is in the pictures and the JSON: the cell stays short)
+        # (the yardstick's own rate is under the table, in the pictures and the JSON)
         ("of reference", lambda r: f"{100 * r['reference']['share']:.1f}% of "
          f"{r['reference']['name']}" if "reference" in r else None),
         ("measured", lambda r: r.get("skip_reason") or r.get("measured")),
@@ -646,6 +848,8 @@ def table_html(report):
     lines.append("</table>")
     if len(sizes) == 1:
         lines.insert(0, f"<p class='size'>size {html.escape(sizes.pop())}</p>")
+    for line in yardstick_lines(report):
+        lines.append(f"<p class='size'>{html.escape(line)}</p>")
     notes = [f"{r['variant']}: {n}" for r in rows for n in r.get("notes", [])]
     if notes:
         lines.append("<details><summary>notes (" + str(len(notes)) + ")</summary><ul>"
@@ -653,35 +857,51 @@ def table_html(report):
     return "\n".join(lines)
 
 
+# Sized for a projector as well as a desk: 18 px text, tables at 16 px; each device a column of
+# at least 620 px (two side by side in a 1400 px window, one above the other in a narrower one).
 STYLE = """
-body { font-family: sans-serif; margin: 1.5em auto; padding: 0 1.5em; max-width: 1600px;
-       color: #222; }
-h1 { margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
-.devices { display: grid; gap: 1.5em; }
-.device { min-width: 0; }
-.device h3 { font-size: 1em; margin: 0.3em 0; }
-table { border-collapse: collapse; font-size: 0.8em; margin: 0.5em 0; }
-th, td { border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: left; vertical-align: top;
+body { font-family: sans-serif; font-size: 18px; line-height: 1.4; margin: 1.5em auto;
+       padding: 0 1.2em; max-width: 1700px; color: #1a1a1a; }
+h1 { margin-bottom: 0.2em; } h2 { border-bottom: 2px solid #bbb; margin-top: 2em; }
+.devices { display: grid; gap: 1.5em; grid-template-columns: repeat(auto-fit, minmax(620px, 1fr)); }
+.device { min-width: 0; overflow-x: auto; }
+.device h3 { font-size: 1.1em; margin: 0.3em 0; }
+table { border-collapse: collapse; font-size: 16px; margin: 0.5em 0; }
+th, td { border-bottom: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top;
          white-space: nowrap; }
-td.text { white-space: normal; min-width: 14em; }
-.device { overflow-x: auto; }
+td.text { white-space: normal; min-width: 12em; }
 td.passed { color: #176d17; } td.failed { color: #b00; font-weight: bold; }
-td.skipped { color: #888; }
-img { max-width: 100%; display: block; margin: 0.5em 0; }
+td.skipped { color: #666; }
+img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
 .missing { color: #b00; }
-.size, .meta, figcaption { color: #555; font-size: 0.85em; }
-details { font-size: 0.8em; color: #444; }
+.size, .meta, figcaption { color: #444; font-size: 16px; }
+figure { margin: 1em 0; }
+details { font-size: 16px; color: #333; }
 """
+
+
+def png_size(data):
+    import struct
+    return struct.unpack(">II", data[16:24]) if data[12:16] == b"IHDR" else (0, 0)
 
 
 def render(options):
     runs = load_runs(options.runs)
-    out = Path(options.out)
-    out.mkdir(parents=True, exist_ok=True)
     labs = [lab for lab in LAB_ORDER if any(lab in r["manifest"]["labs"] for r in runs)]
     labs += sorted({lab for r in runs for lab in r["manifest"]["labs"]} - set(labs))
-    columns = f"grid-template-columns: repeat({len(runs)}, minmax(0, 1fr));"
+    results_md = options.results_md
+    if options.markdown_only:
+        if not results_md:
+            fail("--markdown-only writes only --results-md FILE: name the file")
+        Path(results_md).write_text(results_page(runs, labs, options.runs))
+        print(f"{PROGRAM}: wrote {results_md}")
+        return 0
+    if not options.out:
+        fail("render needs --out DIR (or --markdown-only with --results-md FILE)")
+    out = Path(options.out)
+    out.mkdir(parents=True, exist_ok=True)
     page = ["<!DOCTYPE html>", "<html lang='en'><head><meta charset='utf-8'>",
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>",
             "<title>OpenCL Labs: course report</title>", f"<style>{STYLE}</style></head><body>",
             "<h1>OpenCL Labs: course report</h1>",
             f"<p class='meta'>{len(labs)} labs on {len(runs)} device(s); page made "
@@ -690,15 +910,7 @@ def render(options):
             "<table class='runs'><tr><th></th>"
             + "".join(f"<th>{html.escape(short_name(r['manifest']['device']))}</th>"
                       for r in runs) + "</tr>"]
-    facts = [("type", lambda m: m["device"].get("type", "")),
-             ("vendor", lambda m: m["device"].get("vendor", "")),
-             ("compute units", lambda m: str(m["device"].get("compute_units", ""))),
-             ("platform", lambda m: m["device"].get("platform", {}).get("name", "")),
-             ("driver", lambda m: m["device"].get("driver_version", "")),
-             ("OpenCL", lambda m: m["device"].get("opencl_version", "")),
-             ("commit", run_commits), ("date", lambda m: m.get("date", "")),
-             ("host", lambda m: m.get("host", ""))]
-    for label, get in facts:
+    for label, get in RUN_FACTS:
         page.append(f"<tr><th>{label}</th>" + "".join(
             f"<td>{html.escape(get(r['manifest']))}</td>" for r in runs) + "</tr>")
     page.append("</table>")
@@ -706,10 +918,10 @@ def render(options):
 
     for lab in labs:
         page.append(f"<section id='{lab}' class='lab'><h2>{lab}</h2>")
-        goal = readme_goal(lab)
+        goal = purpose_html(lab)
         if goal:
             page.append(f"<p>{goal}</p>")
-        page.append(f"<div class='devices' style='{columns}'>")
+        page.append("<div class='devices'>")
         for run in runs:
             device = html.escape(short_name(run["manifest"]["device"]))
             entry = run["manifest"]["labs"].get(lab)
@@ -725,26 +937,38 @@ def render(options):
                             f"{html.escape(entry.get('error', 'the run failed'))}</p></div>")
                 continue
             page.append(table_html(report))
-            for caption, png, points in pictures(lab, run):
+            for caption, png, points, dpi in pictures(lab, run):
                 if png is None or points == 0:
                     page.append(f"<p class='missing'>no picture of {html.escape(caption)}: "
                                 "nothing to draw</p>")
                     continue
                 data = base64.b64encode(png).decode()
+                width = round(png_size(png)[0] * SCREEN_DPI / dpi)
                 page.append(f"<figure><img alt='{html.escape(lab)}: {html.escape(caption)}' "
-                            f"data-points='{points}' src='data:image/png;base64,{data}'>"
+                            f"width='{width}' data-points='{points}' "
+                            f"src='data:image/png;base64,{data}'>"
                             f"<figcaption>{html.escape(caption)} ({points} data points)"
                             "</figcaption></figure>")
             page.append("</div>")
         page.append("</div></section>")
     page.append("</body></html>")
     (out / "index.html").write_text("\n".join(page))
-    summary = results_markdown(runs, labs)
-    (out / "results.md").write_text(summary)
-    if options.readme:
-        splice_readme(Path(options.readme), summary)
-    print(f"{PROGRAM}: wrote {out / 'index.html'} and {out / 'results.md'}")
+    (out / "results.md").write_text(results_page(runs, labs, options.runs))
+    if results_md:
+        (Path(results_md)).write_text(results_page(runs, labs, options.runs))
+    print(f"{PROGRAM}: wrote {out / 'index.html'} and {out / 'results.md'}"
+          + (f" and {results_md}" if results_md else ""))
     return 0
+
+
+RUN_FACTS = [("type", lambda m: m["device"].get("type", "")),
+             ("vendor", lambda m: m["device"].get("vendor", "")),
+             ("compute units", lambda m: str(m["device"].get("compute_units", ""))),
+             ("platform", lambda m: m["device"].get("platform", {}).get("name", "")),
+             ("driver", lambda m: m["device"].get("driver_version", "")),
+             ("OpenCL", lambda m: m["device"].get("opencl_version", "")),
+             ("commit", run_commits), ("date", lambda m: m.get("date", "")),
+             ("host", lambda m: m.get("host", ""))]
 
 
 def best_row(report):
@@ -757,17 +981,161 @@ def best_row(report):
     return max((r for r in rows if r["rate"]["unit"] == unit), key=lambda r: r["rate"]["value"])
 
 
-def results_markdown(runs, labs):
-    lines = []
-    for run in runs:
+# ---------------------------------------------------------------------------------------------
+# render: docs/results.md, the whole page made from the runs
+
+
+def shown_path(directory):
+    """A run folder as the regeneration command names it: from the repository's root."""
+    path = Path(directory).resolve()
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+METHOD = """\
+## How the figures are taken
+
+- **Kernel times** are the span from `CL_PROFILING_COMMAND_START` to `CL_PROFILING_COMMAND_END`
+  of each launch's event, on a queue made with `CL_QUEUE_PROFILING_ENABLE` (the `clock` of a
+  row in the labs' JSON says `host` where the host's clock timed it instead: the whole pipeline
+  of `profiling`, the host's own `memcpy` and the BLAS calls). Each row first makes `--warmup`
+  untimed launches (PoCL compiles a kernel on its first), then `--reps` timed ones; the
+  **runs** column gives how many each row timed. The tables give the **median**; the JSON also
+  keeps the min, mean and max.
+- **Rates** come from the median time: GB/s counts the bytes the kernel must read and write
+  (each lab's handout says which), GFLOP/s the arithmetic (2·M·N·K for a matrix product).
+- **Ratios are taken in turns.** A row held against a yardstick runs the yardstick once after
+  each of its own runs (on a CPU device with a flush of the cache between them when one run
+  moves more than the cache holds), so that both see the same machine: its clocks, its other
+  tenants, the same buffers. **Of reference** is the row's rate over the yardstick's median in
+  the row's own rounds; in brackets, the lowest and highest share of a single round. Under each
+  lab's table, the yardstick's median at each size over all the rows' rounds, with the lowest
+  and highest of the rows' medians. A row without brackets was held against the yardstick
+  measured once, apart.
+- **The yardsticks:**
+  - *copy kernel*: the faster of a `float` and a `float4` copy (`kernels/vector_copy.cl`) over
+    the same length, counting 8 bytes per element: the bandwidth an OpenCL kernel reaches on
+    the device. The memory-bound labs are held against it.
+  - *FP32 peak (estimated)*: compute units × the clock the device reports × FP32 lanes per
+    compute unit × 2 (a fused multiply-add), for `matmul`. The reported clock may be the base
+    clock, so a share above 100% says the estimate is low; `matmul --peak GFLOPS` sets the
+    peak by hand.
+  - *best width*: `vector_types`' copies at each vector width against the fastest of them in
+    the same run.
+  - *peers*: other people's code on the same problem, as rows of their own and never the
+    fastest variant: OpenBLAS on the host CPU, CLBlast on the same OpenCL device, the host's
+    `memcpy` split over as many threads as the device has compute units, the sequential host
+    loop.
+- **The summary** of each device takes, per lab, the fastest passed row of the lab's own (peers
+  apart) in the lab's main run.
+"""
+
+
+def md_cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def lab_table_md(report):
+    """The lab's rows as a Markdown table: the columns some row has a value in."""
+    rows = report["results"]
+    columns = [
+        ("variant", lambda r: r["variant"]),
+        ("size", lambda r: r["size_label"]),
+        ("median", lambda r: fmt_seconds(r["time_s"]["median"]) if "time_s" in r else None),
+        ("runs", lambda r: str(r["time_s"]["runs"]) if "time_s" in r else None),
+        ("rate", lambda r: fmt_rate(r["rate"]) if "rate" in r else None),
+        ("of reference", lambda r: fmt_share(r["reference"]) if "reference" in r else None),
+        ("measured", lambda r: r.get("skip_reason") or r.get("measured")),
+        ("status", lambda r: r["status"].lower()),
+    ]
+    cells = [[get(r) for _, get in columns] for r in rows]
+    keep = [c for c in range(len(columns)) if any(row[c] is not None for row in cells)]
+    lines = ["| " + " | ".join(columns[c][0] for c in keep) + " |",
+             "|" + "---|" * len(keep)]
+    for row in cells:
+        lines.append("| " + " | ".join(md_cell(row[c] if row[c] is not None else "")
+                                       for c in keep) + " |")
+    return lines
+
+
+def shows_md(lab, report):
+    """What the run shows, from its figures: the fastest own row and its share, the slowest."""
+    best = best_row(report)
+    if best is None:
+        statuses = [r["status"].lower() for r in report["results"]]
+        return (f"{len(statuses)} row{'s' if len(statuses) > 1 else ''}, "
+                + ", ".join(f"{statuses.count(s)} {s}" for s in ("passed", "failed", "skipped")
+                            if s in statuses) + "; no rate to compare.")
+    own = [r for r in report["results"] if r["status"] == "PASSED" and "rate" in r
+           and not PEER.search(r["variant"]) and r["rate"]["unit"] == best["rate"]["unit"]
+           and r["size_label"] == best["size_label"]]
+    text = f"Fastest own variant: `{best['variant']}` at {best['size_label']}, " \
+           f"{fmt_rate(best['rate'])}"
+    if best.get("reference"):
+        text += f", {fmt_share(best['reference'])}"
+    slowest = min(own, key=lambda r: r["rate"]["value"])
+    if slowest is not best and slowest["rate"]["value"] > 0:
+        text += (f"; the slowest at that size, `{slowest['variant']}`, "
+                 f"{fmt_rate(slowest['rate'])} "
+                 f"({best['rate']['value'] / slowest['rate']['value']:.3g}x slower)")
+    peers = [r for r in report["results"] if PEER.search(r["variant"]) and "rate" in r
+             and r["status"] == "PASSED"]
+    if peers:
+        text += "; peers: " + ", ".join(f"{r['variant']} {fmt_rate(r['rate'])}" for r in peers)
+    return text + "."
+
+
+def anchor(text):
+    return re.sub(r"[^a-z0-9 _-]", "", text.lower()).replace(" ", "-")
+
+
+def results_page(runs, labs, run_dirs):
+    """docs/results.md: every line made from the runs (the kept ones in docs/results/runs), so a
+    test can make it again and compare."""
+    command = ("/usr/bin/python3 scripts/report.py render --markdown-only --results-md "
+               "docs/results.md " + " ".join(shown_path(d) for d in run_dirs))
+    headings = [f"{r['manifest']['device'].get('name', '?')}" for r in runs]
+    lines = [
+        "# Results",
+        "",
+        "<!-- Generated by scripts/report.py from the runs named below; do not edit by hand: the "
+        "test report.results_md_current makes it again and fails on any difference. -->",
+        "",
+        "Every lab run on each device below, with its raw `--json` kept in "
+        "[results/runs](results/runs) (one folder per device: each lab's report, its size "
+        "sweep, its trace and `run.json` with the device, driver, commit and date). This page "
+        "is generated from those runs by `scripts/report.py`, the same program that draws the "
+        "course report page (`scripts/report.sh OUT`, `OUT/index.html`), and a test "
+        "(`report.results_md_current`) fails when it is not what the runs give. To make it "
+        "again after changing the runs or the generator:",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+        "A new run of a device: `scripts/report.sh OUT --device PLATFORM[:DEVICE]` (or "
+        "`report.py collect` on the machine that has it), then its `OUT/runs/NAME` copied into "
+        "`docs/results/runs/` and the command above with that folder. "
+        "`scripts/report.sh OUT --results-md` writes this page from the runs it just made.",
+        "",
+        "Devices: " + ", ".join(f"[{h}](#{anchor(h)})" for h in headings) + ".",
+        "",
+        METHOD,
+    ]
+    for run, heading in zip(runs, headings):
         m = run["manifest"]
         d = m["device"]
-        lines.append(f"**{d.get('name', '?')}** ({d.get('type', '')}; "
-                     f"{d.get('platform', {}).get('name', '')}, driver {d.get('driver_version')};"
-                     f" commit {run_commits(m)}, {m.get('date', '')[:10]}):")
-        lines.append("")
-        lines.append("| lab | fastest variant | size | rate | of reference | peers |")
-        lines.append("|---|---|---|---|---|---|")
+        lines += [f"## {heading}", "",
+                  f"{d.get('type', '')} device, {d.get('compute_units', '?')} compute units; "
+                  f"platform {d.get('platform', {}).get('name', '')} "
+                  f"({d.get('platform', {}).get('version', '')}), driver "
+                  f"{d.get('driver_version', '')}, {d.get('opencl_version', '')}. Run "
+                  f"`{shown_path(run['dir'])}`: commit {run_commits(m)}, {m.get('date', '')}, "
+                  f"sizes for a {m.get('profile', '?')}.", "",
+                  "| lab | fastest variant | size | rate | of reference | peers |",
+                  "|---|---|---|---|---|---|"]
         for lab in labs:
             report = run["reports"].get(lab)
             if report is None:
@@ -777,27 +1145,36 @@ def results_markdown(runs, labs):
                 statuses = [r["status"] for r in report["results"]]
                 counts = ", ".join(f"{statuses.count(s)} {s.lower()}"
                                    for s in ("PASSED", "FAILED", "SKIPPED") if s in statuses)
-                lines.append(f"| {lab} | (no rate: {counts}) | | | | |")
+                lines.append(f"| [{lab}](#{anchor(lab + ' on ' + heading)}) | (no rate: "
+                             f"{counts}) | | | | |")
                 continue
             ref = best.get("reference")
             peers = [f"{r['variant']} {fmt_rate(r['rate'])}" for r in report["results"]
                      if PEER.search(r["variant"]) and "rate" in r and r["status"] == "PASSED"]
-            lines.append(f"| {lab} | {best['variant']} | {best['size_label']} | "
-                         f"{fmt_rate(best['rate'])} | "
+            lines.append(f"| [{lab}](#{anchor(lab + ' on ' + heading)}) | {best['variant']} | "
+                         f"{best['size_label']} | {fmt_rate(best['rate'])} | "
                          + (f"{100 * ref['share']:.0f}% of {ref['name']}" if ref else "")
-                         + f" | {'; '.join(peers)} |")
+                         + f" | {md_cell('; '.join(peers))} |")
         lines.append("")
-    return "\n".join(lines)
-
-
-def splice_readme(readme, summary):
-    text = readme.read_text()
-    begin, end = "<!-- report:begin -->", "<!-- report:end -->"
-    if begin not in text or end not in text:
-        fail(f"{readme} has no '{begin}' ... '{end}' markers to put the results between")
-    head, rest = text.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    readme.write_text(f"{head}{begin}\n{summary}\n{end}{tail}")
+        for lab in labs:
+            entry = m["labs"].get(lab)
+            report = run["reports"].get(lab)
+            lines += [f"### {lab} on {heading}", "", purpose(lab), ""]
+            if entry is None:
+                lines += ["Not run on this device.", ""]
+                continue
+            lines += [f"`{' '.join([lab] + entry['args'])}`: exit {entry['exit']}"
+                      + (f"; run again at commit {entry['commit']}, {entry.get('date', '')}"
+                         if entry.get("commit") else "") + ".", ""]
+            if report is None:
+                lines += [f"No report: {entry.get('error', 'the run failed')}.", ""]
+                continue
+            lines += lab_table_md(report) + [""]
+            yardsticks = yardstick_lines(report)
+            if yardsticks:
+                lines += ["Yardstick: " + "; ".join(yardsticks) + ".", ""]
+            lines += [shows_md(lab, report), ""]
+    return "\n".join(lines).rstrip() + "\n"
 
 
 def main():
@@ -814,8 +1191,11 @@ def main():
                    "hold an earlier run of the same device: its other labs stay, and each lab "
                    "run now records its own commit and date")
     r = commands.add_parser("render", help="write the page from runs")
-    r.add_argument("--out", required=True, help="where index.html and results.md go")
-    r.add_argument("--readme", help="a README.md to put the summary into")
+    r.add_argument("--out", help="where index.html and results.md go")
+    r.add_argument("--results-md", "--readme", dest="results_md", metavar="FILE",
+                   help="also write the whole results page (docs/results.md) to FILE")
+    r.add_argument("--markdown-only", action="store_true",
+                   help="write only --results-md FILE: no HTML, no pictures, no matplotlib")
     r.add_argument("runs", nargs="+", help="folders `collect` wrote")
     options = parser.parse_args()
     sys.exit(collect(options) if options.command == "collect" else render(options))

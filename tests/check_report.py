@@ -28,6 +28,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 PROGRAM = "check_report.py"
+WINDOW_WIDTH = 1400  # CSS pixels: a laptop or a projector
 BROWSERS = ["chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"]
 
 
@@ -138,7 +139,9 @@ def browser_view(browser, text, scratch):
     """What the browser says of the page: its images, the broken ones, its sections, height."""
     page = Path(scratch) / "probe.html"
     page.write_text(text.replace("</body>", PROBE + "</body>"))
+    # (the window as wide as the screenshot's: the page's height depends on its width)
     process = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                              f"--window-size={WINDOW_WIDTH},1000",
                               "--virtual-time-budget=20000", "--dump-dom", page.as_uri()],
                              capture_output=True, text=True, timeout=300)
     match = re.search(r"<pre id=\"report-check\">(.*?)</pre>", process.stdout, re.S)
@@ -198,7 +201,7 @@ def main():
                 if options.screenshot:
                     height = min(int(view["height"]) + 40, 60000)
                     subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
-                                    "--hide-scrollbars", f"--window-size=1400,{height}",
+                                    "--hide-scrollbars", f"--window-size={WINDOW_WIDTH},{height}",
                                     f"--screenshot={Path(options.screenshot).resolve()}",
                                     index.resolve().as_uri()],
                                    capture_output=True, text=True, timeout=300)
