@@ -870,6 +870,7 @@ table { border-collapse: collapse; font-size: 16px; margin: 0.5em 0; }
 th, td { border-bottom: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top;
          white-space: nowrap; }
 td.text { white-space: normal; min-width: 12em; }
+table.runs td { white-space: normal; }
 td.passed { color: #176d17; } td.failed { color: #b00; font-weight: bold; }
 td.skipped { color: #666; }
 img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
