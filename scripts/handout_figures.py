@@ -23,6 +23,8 @@ scripts/sweep.sh). A block names what it shows with attributes (values with spac
   devices=D,...  folders under docs/results/runs, in order (default: every folder, sorted)
   sweep=1        read <lab>.sweep.json instead, one table row per size
   sizes=N,...    with sweep=1: only these sizes (n of the result's size), default all
+  table=stages   profiling: the medians of each command's queued->submit, submit->start and
+                 start->end (the report's details.stages), rows= the commands
 
   scripts/handout_figures.py            rewrite every block of every handout from the kept runs
   scripts/handout_figures.py --check    exit 1, naming handout and line, when a block differs
@@ -49,7 +51,7 @@ COLUMNS = ("size", "median", "min", "rate", "share", "reference", "speedup", "me
 
 # Columns a row may lack (a run too short to compare with the reference prints a note instead):
 # shown as "-".
-OPTIONAL = ("reference", "speedup")
+OPTIONAL = ("reference", "speedup", "rate")
 
 
 class Missing(Exception):
@@ -135,7 +137,7 @@ def parse_attrs(text: str) -> dict[str, str]:
         attrs[key] = value
     if "lab" not in attrs:
         raise BlockError("the block names no lab= (the lab whose kept runs it shows)")
-    unknown = set(attrs) - {"lab", "rows", "cols", "base", "devices", "sweep", "sizes"}
+    unknown = set(attrs) - {"lab", "rows", "cols", "base", "devices", "sweep", "sizes", "table"}
     if unknown:
         raise BlockError(f"unknown attribute(s) {', '.join(sorted(unknown))}")
     return attrs
@@ -184,7 +186,34 @@ def cell(column: str, row: dict, base: dict | None, where: str) -> str:
     raise BlockError(f"unknown column {column!r} (known: {', '.join(COLUMNS)})")
 
 
+def render_stages(attrs: dict[str, str], runs: Path) -> str:
+    devices = [d for d in attrs.get("devices", "").split(",") if d] or sorted(
+        p.name for p in runs.iterdir() if (p / "run.json").exists()
+    )
+    keys = ("queued_to_submit", "submit_to_start", "start_to_end")
+    lines = ["| device | command | queued->submit | submit->start | start->end |", "|---|---|---|---|---|"]
+    captions = []
+    for device in devices:
+        run = load_json(runs / device / "run.json")
+        captions.append(device_caption(device, run))
+        file = runs / device / f"{attrs['lab']}.json"
+        stages = (load_json(file).get("details") or {}).get("stages")
+        if not stages:
+            raise BlockError(f"{file} has no details.stages")
+        for name in [r for r in attrs.get("rows", "").split("|") if r] or list(stages):
+            if name not in stages:
+                raise BlockError(f"no stage {name!r} in {file} (stages there: {', '.join(stages)})")
+            values = [fmt_time(stages[name][f"{k}_median_s"]) for k in keys]
+            lines.append(f"| {device_label(run)} | `{name}` | " + " | ".join(values) + " |")
+    lines += ["", "Kept runs: " + "; ".join(captions) + "."]
+    return "\n".join(lines) + "\n"
+
+
 def render(attrs: dict[str, str], runs: Path = RUNS) -> str:
+    if attrs.get("table") == "stages":
+        return render_stages(attrs, runs)
+    if attrs.get("table"):
+        raise BlockError(f"unknown table={attrs['table']} (known: stages)")
     lab = attrs["lab"]
     rows = [r for r in attrs.get("rows", "").split("|") if r]
     cols = [c for c in attrs.get("cols", "size,median,rate,share").split(",") if c]
