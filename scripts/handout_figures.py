@@ -25,6 +25,8 @@ scripts/sweep.sh). A block names what it shows with attributes (values with spac
   sizes=N,...    with sweep=1: only these sizes (n of the result's size), default all
   table=stages   profiling: the medians of each command's queued->submit, submit->start and
                  start->end (the report's details.stages), rows= the commands
+  table=modes    buffer_flags: each mode's median create, upload, kernel, download and total
+                 (the report's details.timing), rows= the modes
 
   scripts/handout_figures.py            rewrite every block of every handout from the kept runs
   scripts/handout_figures.py --check    exit 1, naming handout and line, when a block differs
@@ -179,6 +181,8 @@ def cell(column: str, row: dict, base: dict | None, where: str) -> str:
     if column == "speedup":
         return fmt_ratio(need("speedup"))
     if column == "measured":
+        if row.get("measured") is None and row.get("status") == "SKIPPED":
+            return f"SKIPPED: {row.get('skip_reason', '')}".strip()
         return need("measured")
     if column == "vs":
         assert base is not None
@@ -209,11 +213,44 @@ def render_stages(attrs: dict[str, str], runs: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_modes(attrs: dict[str, str], runs: Path) -> str:
+    devices = [d for d in attrs.get("devices", "").split(",") if d] or sorted(
+        p.name for p in runs.iterdir() if (p / "run.json").exists()
+    )
+    keys = ("create", "upload", "kernel", "download", "total")
+    lines = ["| device | A and B | C | " + " | ".join(keys) + " |", "|" + "---|" * (len(keys) + 3)]
+    captions = []
+    for device in devices:
+        run = load_json(runs / device / "run.json")
+        captions.append(device_caption(device, run))
+        file = runs / device / f"{attrs['lab']}.json"
+        data = load_json(file)
+        timing = (data.get("details") or {}).get("timing")
+        if not timing:
+            raise BlockError(f"{file} has no details.timing")
+        modes = [m for m in attrs.get("rows", "").split("|") if m] or [
+            m for m in timing if isinstance(timing[m], dict)
+        ]
+        for mode in modes:
+            if not isinstance(timing.get(mode), dict):
+                raise BlockError(f"no mode {mode!r} in {file}")
+            values = [fmt_time(timing[mode][f"{k}_median_s"]) for k in keys]
+            size = (data["details"].get("n"))
+            lines.append(
+                f"| {device_label(run)} (N={size}) | `{mode}` | `{timing[mode].get('c_mode', '')}` | "
+                + " | ".join(values) + " |"
+            )
+    lines += ["", "Kept runs: " + "; ".join(captions) + "."]
+    return "\n".join(lines) + "\n"
+
+
 def render(attrs: dict[str, str], runs: Path = RUNS) -> str:
     if attrs.get("table") == "stages":
         return render_stages(attrs, runs)
+    if attrs.get("table") == "modes":
+        return render_modes(attrs, runs)
     if attrs.get("table"):
-        raise BlockError(f"unknown table={attrs['table']} (known: stages)")
+        raise BlockError(f"unknown table={attrs['table']} (known: stages, modes)")
     lab = attrs["lab"]
     rows = [r for r in attrs.get("rows", "").split("|") if r]
     cols = [c for c in attrs.get("cols", "size,median,rate,share").split(",") if c]
