@@ -25,7 +25,7 @@
 # - Each marker is a line of its own; leading blanks are free, the rest is spelled as above. <id>
 #   is letters, digits and '_', unique in the file; the hint must not be empty.
 # - The skeleton keeps every line outside the blocks as it is and replaces each block by one line,
-#   `// YOUR CODE (exercise <id>): <hint>` at the indentation of the block's EXERCISE line, followed by
+#   `// YOUR CODE (part <id>): <hint>` at the indentation of the block's EXERCISE line, followed by
 #   the block's placeholder lines without their `//| ` (or `//|`): code the skeleton needs to
 #   build without warnings, such as a declaration the rest of the kernel uses. In the suite's
 #   kernel a placeholder is only a comment.
@@ -120,7 +120,7 @@ function(exercise_skeleton out text source_name grade)
         message(FATAL_ERROR "${source_name}:${open_line}: EXERCISE(${open_id}) has no solution "
                             "lines between its markers")
       endif()
-      string(APPEND result "${open_indent}// YOUR CODE (exercise ${open_id}): ${open_hint}\n"
+      string(APPEND result "${open_indent}// YOUR CODE (part ${open_id}): ${open_hint}\n"
                            "${placeholders}")
       string(APPEND cut "${line}\n")
       math(EXPR blocks "${blocks} + 1")

@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
         cli.add_choice("--dtype", s.dtype, "Element type: float or int (exact)", {"float", "int"});
         lab::add_variant_option(cli, family, s.variant);
         cli.add_choice("--finish", s.finish,
-                       "Who adds the per-group partial sums: the host (as in the lecture) or a "
+                       "Who adds the per-group partial sums: the host (as in Bailey's notes) or a "
                        "second kernel on the device",
                        {"host", "device"});
         lab::TuningOptions tuning_options(cli, family.tunables);

@@ -85,24 +85,24 @@ Family make_family() {
 
   // Bytes counted: every term read once (x, and y for a dot product); set by the lab per --op.
   f.variants.reserve(8);
-  Variant single = row("single", "one work-item adds its group's elements (sumGPU1)", false);
+  Variant single = row("single", "one work-item adds its group's elements while the others wait", false);
   single.extra.scratch = false;
   single.dynamic_local_bytes = nullptr;
   single.extra.chain = [](Length, const lab::Tuning& t) { return t.whole("LOCAL"); };
   f.variants.push_back(single);
 
   Variant local_single =
-      row("local_single", "the same from a copy in local memory (sumGPU2)", false);
+      row("local_single", "the same from a copy in local memory", false);
   local_single.extra.chain = [](Length, const lab::Tuning& t) { return t.whole("LOCAL"); };
   f.variants.push_back(local_single);
 
   f.variants.push_back(
-      row("interleaved", "seed 001's mask/offset tree: scattered busy work-items", true));
+      row("interleaved", "Bailey's mask/offset tree: scattered busy work-items", true));
   f.variants.push_back(row("interleaved_strided",
                            "the same tree with the first work-items busy: bank conflicts", true));
-  f.variants.push_back(row("sequential", "halving stride, sequential addressing (sumGPU3)", true));
+  f.variants.push_back(row("sequential", "halving stride, sequential addressing", true));
 
-  Variant first_add = row("first_add", "two elements added while loading (sumGPU4)", true);
+  Variant first_add = row("first_add", "two elements added while loading", true);
   first_add.plan = [](const Length& n, const lab::Tuning& t) -> lab::NDRangePlan {
     return {{lab::round_up(lab::ceil_div(n, 2), t.whole("LOCAL"))}, {t.whole("LOCAL")}};
   };

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
                      "timing: the modes of A and B to compare, each MODE (both) or AMODE/BMODE, "
                      "e.g. copy,use,copy/use (default: copy,use,alloc,write,map)");
         cli.add_choice("--c-mode", s.c_mode,
-                       "timing: the mode of C (default use, as in the lecture)",
+                       "timing: the mode of C (default use)",
                        flags::mode_names());
         cli.parse();
         parts.read_by("--modes", {"timing"}).read_by("--c-mode", {"timing"}).check(cli);

@@ -15,10 +15,10 @@
 
 __kernel void sample(__global const float* a, __global float* b) {
   const int i = get_global_id(0);
-  // YOUR CODE (exercise first): copy a[i] to b[i]; see ${NOT_A_VARIABLE}
+  // YOUR CODE (part first): copy a[i] to b[i]; see ${NOT_A_VARIABLE}
   float acc = 0;
   for (int k = 0; k < TS; ++k) {
-    // YOUR CODE (exercise second_one): add a[i + k] to acc
+    // YOUR CODE (part second_one): add a[i + k] to acc
     float unused_in_solution = 0;
     (void)unused_in_solution;
   }

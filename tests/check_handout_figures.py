@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Every measured figure a handout quotes comes from the kept runs.
+
+(a) scripts/handout_figures.py --check: each generated block matches docs/results/runs/.
+(b) Outside the generated blocks, no handout (labs/NN_NAME/README.md) holds a measured-looking
+    figure: a number followed by GB/s, GFLOP/s, TFLOP/s, GOP/s or MB/s, a percentage, an "N.Nx"
+    speed-up, or a time in us, µs or ms. Each one found is named as file:line.
+
+A figure that is not a measurement (a target, a size, a number of the OpenCL spec) is allowed
+only through ALLOWED below: the handout, the exact text around the figure, and why it is not a
+measurement. Keep the list short; a measured figure belongs in a generated block.
+
+    check_handout_figures.py --root REPO
+"""
+import argparse
+import pathlib
+import re
+import subprocess
+import sys
+
+# (handout, text containing the figure, why it is not a measurement)
+ALLOWED = [
+    ("labs/02_vector_add/README.md", "Below 10 us", "the lab's rule for a launch too short to measure"),
+    ("labs/02_vector_add/README.md", "20 us on NVIDIA", "the same rule: 20 ticks of NVIDIA's timer"),
+    ("labs/12_vector_types/README.md", "Copies under 10 us", "the lab's rule for a copy too short to compare"),
+    ("labs/10_events/README.md", "at least 30 ms", "the lab's rule: the shortest hold of a user event"),
+    ("labs/08_profiling/README.md", "NVIDIA's in 1 us", "a timer resolution the driver reports, not a timing"),
+    ("labs/08_profiling/README.md", "to within 5%", "a target the question sets"),
+]
+
+UNITS = r"(?:GB/s|GFLOP/s|TFLOP/s|GOP/s|MB/s)"
+NUMBER = r"(?<![\w.])[0-9][0-9,]*(?:\.[0-9]+)?"
+FIGURE = re.compile(
+    rf"{NUMBER}\s*{UNITS}"  # a rate
+    rf"|{NUMBER}\s*%"  # a percentage
+    rf"|{NUMBER}(?:\s*-\s*[0-9.]+)?x\b"  # a speed-up, 3.4x or 1.0-1.8x
+    rf"|{NUMBER}\s*(?:us|µs|ms)\b"  # a time
+)
+BEGIN = re.compile(r"^<!-- figures:begin .* -->\s*$")
+END = "<!-- figures:end -->"
+
+
+def stray_figures(root):
+    found = []
+    for handout in sorted(root.glob("labs/[0-9][0-9]_*/README.md")):
+        rel = handout.relative_to(root).as_posix()
+        allowed = [text for path, text, _ in ALLOWED if path == rel]
+        inside = False
+        for number, line in enumerate(handout.read_text().splitlines(), 1):
+            if BEGIN.match(line):
+                inside = True
+                continue
+            if line.strip() == END:
+                inside = False
+                continue
+            if inside:
+                continue
+            for match in FIGURE.finditer(line):
+                if any(text in line and match.group(0) in text for text in allowed):
+                    continue
+                found.append(f"{rel}:{number}: '{match.group(0).strip()}' looks measured; "
+                             "put it in a generated block (scripts/handout_figures.py) or "
+                             "take it out")
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=pathlib.Path,
+                        default=pathlib.Path(__file__).resolve().parent.parent)
+    parser.add_argument("--python", default=sys.executable)
+    args = parser.parse_args()
+    root = args.root.resolve()
+
+    check = subprocess.run([args.python, str(root / "scripts" / "handout_figures.py"), "--check"],
+                           cwd=root, capture_output=True, text=True)
+    sys.stderr.write(check.stderr)
+    stray = stray_figures(root)
+    for line in stray:
+        print(line, file=sys.stderr)
+    unused = [(p, t) for p, t, _ in ALLOWED
+              if not (root / p).exists() or t not in (root / p).read_text()]
+    for path, text in unused:
+        print(f"{path}: the allow-list entry {text!r} matches nothing: remove it", file=sys.stderr)
+    if check.returncode != 0 or stray or unused:
+        print(f"check_handout_figures: {'blocks differ from the kept runs; ' if check.returncode else ''}"
+              f"{len(stray)} figure(s) outside generated blocks", file=sys.stderr)
+        return 1
+    print("check_handout_figures: every block matches the kept runs, no figure outside them")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
