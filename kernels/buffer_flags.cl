@@ -17,7 +17,7 @@ __kernel void fill(const ulong n, __global int* dst) {
   if (i < n) dst[i] = (int)(7 * i + 3);
 }
 
-// c = a + b: the lecture's vectorAdd-nofetchC kernel.
+// c = a + b: the vectorAdd-nofetchC kernel of Liu's Intermediate OpenCL Programming.
 __kernel void add(const ulong n, __global const int* a, __global const int* b, __global int* c) {
   const size_t i = get_global_id(0);
   if (i < n) c[i] = a[i] + b[i];

@@ -1,4 +1,5 @@
-// coalescing_naive.cl: seed 004's row-scan program, one row per work-item. For each row i,
+// coalescing_naive.cl: the row-scan program of Oancea and Henriksen's OpenCL Day 2, one row per
+// work-item. For each row i,
 //   accum = 0; for j: accum = A[i][j] * A[i][j] - accum; B[i][j] = accum;
 // The rows are independent (the outer loop is parallel) but each row is a chain (the inner loop
 // carries a dependence on accum), so work-item i walks its row. Neighbouring work-items read

@@ -1,6 +1,6 @@
-// matmul_naive.cl: C = A·B with one element C(i,j) per work-item (the lecture's first attempt).
-// Indices: i row of C and A, j column of C and B, k runs along a row of A and a column of B.
-// Matrices are row-major: A is M×K, B is K×N, C is M×N. REAL is float or int (set by the host).
+// matmul_naive.cl: C = A·B with one element C(i,j) per work-item (the Clemson GPGPU lecture's first
+// attempt). Indices: i row of C and A, j column of C and B, k runs along a row of A and a column of
+// B. Matrices are row-major: A is M×K, B is K×N, C is M×N. REAL is float or int (set by the host).
 // 2-D NDRange: dimension 0 is j, so neighbouring work-items read neighbouring B(k,j) (coalesced);
 // dimension 1 is i. The global size is padded to whole work-groups: items outside C do nothing.
 #ifndef REAL

@@ -1,7 +1,7 @@
 // matmul_naive_global.cl: C = A·B with one element C(i,j) per work-item, accumulated straight
-// into global memory (the lecture's very first attempt: the host loop with i and j removed).
-// Indices: i row of C and A, j column of C and B, k runs along a row of A and a column of B.
-// Row-major A (M×K), B (K×N), C (M×N); REAL is float or int. 2-D NDRange, dimension 0 along j.
+// into global memory (the Clemson GPGPU lecture's very first attempt: the host loop with i and j
+// removed). Indices: i row of C and A, j column of C and B, k runs along a row of A and a column of
+// B. Row-major A (M×K), B (K×N), C (M×N); REAL is float or int. 2-D NDRange, dimension 0 along j.
 // Every step of k reads and writes C(i,j) in global memory: compare with matmul_naive.cl, which
 // keeps the running sum in a private variable and writes C once.
 #ifndef REAL

@@ -1,5 +1,5 @@
-// matmul_row.cl: C = A·B with one whole row of C per work-item (the lecture's third attempt).
-// Indices: i row of C (one per work-item), j column of C, k along the row of A.
+// matmul_row.cl: C = A·B with one whole row of C per work-item (the Clemson GPGPU lecture's third
+// attempt). Indices: i row of C (one per work-item), j column of C, k along the row of A.
 // Row-major A (M×K), B (K×N), C (M×N); REAL is float or int. 1-D NDRange over i, padded to whole
 // work-groups: items with i >= M return at once (there are no barriers to miss).
 // Each work-item reads its row of A N times from global memory and walks down every column of B.

@@ -1,6 +1,6 @@
 // matmul_row_local.cl: one row of C per work-item, the row of A in private memory, and each column
-// of B copied once into local memory and shared by the whole work-group (the lecture's fifth
-// attempt).
+// of B copied once into local memory and shared by the whole work-group (the Clemson GPGPU
+// lecture's fifth attempt).
 // Indices: i row of C (one per work-item), j column, k along the row; iloc and nloc are the
 // work-item's place in its group and the group's size, used to split the copy of column j.
 // Row-major A (M×K), B (K×N), C (M×N); REAL is float or int. 1-D NDRange over i, padded to whole

@@ -1,7 +1,7 @@
 // matmul_row_private.cl: one row of C per work-item, with that row of A first copied into
-// private memory (the lecture's fourth attempt): A is read from global memory once, not N times.
-// Indices: i row of C (one per work-item), j column, k along the row; Awrk holds A(i, 0..K-1).
-// Row-major A (M×K), B (K×N), C (M×N); REAL is float or int. 1-D NDRange over i, padded.
+// private memory (the Clemson GPGPU lecture's fourth attempt): A is read from global memory once,
+// not N times. Indices: i row of C (one per work-item), j column, k along the row; Awrk holds A(i,
+// 0..K-1). Row-major A (M×K), B (K×N), C (M×N); REAL is float or int. 1-D NDRange over i, padded.
 // Assumes K <= KMAX: the private array has a fixed size, and the host checks K before launching.
 // A large private array does not fit in registers; the compiler places it in (slow) private
 // memory backed by global memory on a GPU, and in the stack on a CPU.

@@ -1,4 +1,4 @@
-// memory_spaces_stencil.cl: the lecture's 1-3-5-3-1 stencil, y[i] = sum over k of w[k] * x[i+k-2],
+// memory_spaces_stencil.cl: a 1-3-5-3-1 stencil, y[i] = sum over k of w[k] * x[i+k-2],
 // with its table of weights in three places: a __global buffer, a __constant buffer (read-only,
 // the same for every work-item, served by a constant cache on many GPUs), and a __constant array
 // at program scope that the compiler knows before the kernel runs.

@@ -1,9 +1,9 @@
-// memory_spaces_tiles.cl: fill_tiles, the lecture's 2-D work-group demonstration. Each work-group
-// copies one TILE_DIM_Y x TILE_DIM_X tile of a and of b into local memory, waits at a barrier, and
-// then each work-item multiplies an element of the b tile by an element of the a tile that
-// another work-item loaded: without the barrier, that element may not be there yet.
-// Built with -D TILE_DIM_X=.. -D TILE_DIM_Y=.. (the work-group's shape) -D N=.. (columns of the
-// matrices, the row length) -D M=.. (rows), so the local arrays have a size known when the
+// memory_spaces_tiles.cl: fill_tiles, the 2-D work-group demonstration of Part 3: Work-Groups and
+// Synchronization. Each work-group copies one TILE_DIM_Y x TILE_DIM_X tile of a and of b into local
+// memory, waits at a barrier, and then each work-item multiplies an element of the b tile by an
+// element of the a tile that another work-item loaded: without the barrier, that element may not be
+// there yet. Built with -D TILE_DIM_X=.. -D TILE_DIM_Y=.. (the work-group's shape) -D N=.. (columns
+// of the matrices, the row length) -D M=.. (rows), so the local arrays have a size known when the
 // kernel is compiled, and -D BARRIER=0 to leave the barrier out (the --no-barrier demonstration).
 // Indices: (row, col) the element of the M x N row-major matrices; (y, x) its place in the tile.
 // The element read from the a tile is the tile's transpose read as a TILE_DIM_X x TILE_DIM_Y
@@ -22,7 +22,8 @@ __kernel void fill_tiles(__global const float* a, __global const float* b, __glo
   const int x = get_local_id(0);
   const bool inside = row < M && col < N;
 
-  // EXERCISE(tiles): store this work-item's a and b (0 outside the matrix) in the tiles, then wait for the group
+  // EXERCISE(tiles): store this work-item's a and b (0 outside the matrix) in the tiles, then wait
+  // for the group
   aTile[y * TILE_DIM_X + x] = inside ? a[row * N + col] : 0.0f;
   bTile[y][x] = inside ? b[row * N + col] : 0.0f;
 #if BARRIER

@@ -1,6 +1,6 @@
-// reduction_first_add.cl: the fourth attempt (sumGPU4). Half as many work-items: each adds two
-// elements, i and i + G (G the global size), while it loads them, so no work-item idles during
-// the first step; then the sequential-addressing tree.
+// reduction_first_add.cl: the Clemson GPGPU lecture's fourth attempt at a reduction. Half as many
+// work-items: each adds two elements, i and i + G (G the global size), while it loads them, so no
+// work-item idles during the first step; then the sequential-addressing tree.
 // Indices: i and i + G the elements this work-item loads (0 past n); t its place in the group.
 #ifndef REAL
 #define REAL float  // element type: float or int

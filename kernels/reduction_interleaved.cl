@@ -1,8 +1,9 @@
-// reduction_interleaved.cl: seed 001's ArrayMultReduce tree. In step s (offset 1, 2, 4, ...) the
-// work-items whose id has its low bits clear (t & mask == 0, mask = 2*offset - 1) add the element
-// `offset` to their right. Half of the remaining work-items idle at each step, and the busy ones
-// are scattered (t = 0, 2, 4, ... then 0, 4, 8, ...), so on a GPU every warp stays divergent.
-// Indices: i the element this work-item loads; t its place in the group (a power of two in size).
+// reduction_interleaved.cl: the ArrayMultReduce tree of Bailey's Performing Reductions in OpenCL.
+// In step s (offset 1, 2, 4, ...) the work-items whose id has its low bits clear (t & mask == 0,
+// mask = 2*offset - 1) add the element `offset` to their right. Half of the remaining work-items
+// idle at each step, and the busy ones are scattered (t = 0, 2, 4, ... then 0, 4, 8, ...), so on a
+// GPU every warp stays divergent. Indices: i the element this work-item loads; t its place in the
+// group (a power of two in size).
 #ifndef REAL
 #define REAL float  // element type: float or int
 #endif

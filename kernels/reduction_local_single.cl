@@ -1,6 +1,7 @@
-// reduction_local_single.cl: the second attempt (sumGPU2). Every work-item copies one element into
-// local memory (the loads are parallel and coalesced), then one work-item adds the copy up.
-// Indices: i the element this work-item loads (0 past n); t its place in the group.
+// reduction_local_single.cl: the Clemson GPGPU lecture's second attempt at a reduction. Every
+// work-item copies one element into local memory (the loads are parallel and coalesced), then one
+// work-item adds the copy up. Indices: i the element this work-item loads (0 past n); t its place
+// in the group.
 #ifndef REAL
 #define REAL float  // element type: float or int
 #endif

@@ -1,7 +1,7 @@
-// reduction_sequential.cl: the third attempt (sumGPU3), sequential addressing. The stride starts at
-// half the group and halves each step: work-items 0..stride-1 add the element `stride` further
-// on. The busy work-items are contiguous and read contiguous local memory: no divergence inside a
-// warp until fewer than 32 remain, and no bank conflicts.
+// reduction_sequential.cl: the Clemson GPGPU lecture's third attempt at a reduction, sequential
+// addressing. The stride starts at half the group and halves each step: work-items 0..stride-1 add
+// the element `stride` further on. The busy work-items are contiguous and read contiguous local
+// memory: no divergence inside a warp until fewer than 32 remain, and no bank conflicts.
 // Indices: i the element this work-item loads; t its place in the group (a power of two in size).
 #ifndef REAL
 #define REAL float  // element type: float or int

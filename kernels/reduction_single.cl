@@ -1,6 +1,6 @@
-// reduction_single.cl: the lecture's first attempt (sumGPU1). One work-item of each work-group
-// adds up the group's elements by itself while the others stay idle; the host (or a second pass)
-// adds the per-group partial sums.
+// reduction_single.cl: the Clemson GPGPU lecture's first attempt at a reduction. One work-item of
+// each work-group adds up the group's elements by itself while the others stay idle; the host (or a
+// second pass) adds the per-group partial sums.
 // Indices: first is the group's first element; i walks the group's elements; n the length.
 // The last group may reach past n: the loop stops at n.
 #ifndef REAL

@@ -1,7 +1,7 @@
-// transpose_coalesced.cl: B = transpose(A) through a TILE x TILE tile in local memory (seed 004's
-// coalsTransp). A work-group reads a tile of A row by row (coalesced), waits, then writes the
-// transposed tile to B row by row (coalesced): transposing a blocked matrix is moving each block
-// to its transposed place and transposing the block itself.
+// transpose_coalesced.cl: B = transpose(A) through a TILE x TILE tile in local memory (Oancea and
+// Henriksen's OpenCL Day 2: coalsTransp). A work-group reads a tile of A row by row (coalesced),
+// waits, then writes the transposed tile to B row by row (coalesced): transposing a blocked matrix
+// is moving each block to its transposed place and transposing the block itself.
 // Indices: (i, j) the element of A this work-item reads; (ti, tj) its place in the tile; (oi, oj)
 // the element of B it writes. Sizes need not be multiples of TILE: out-of-range work-items load
 // nothing and store nothing, but every work-item reaches the barrier.

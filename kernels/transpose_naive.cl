@@ -1,8 +1,8 @@
-// transpose_naive.cl: B = transpose(A), seed 004's naiveTransp. Row-major A (height x width) and
-// B (width x height). Neighbouring work-items (j, j + 1) read neighbouring elements of A
-// (coalesced), but write B[j * height + i] and B[(j + 1) * height + i]: a whole row of B apart,
-// so every write of a warp goes to a different memory segment (uncoalesced).
-// Indices: i the row, j the column of A this work-item moves.
+// transpose_naive.cl: B = transpose(A), the naiveTransp of Oancea and Henriksen's OpenCL Day 2.
+// Row-major A (height x width) and B (width x height). Neighbouring work-items (j, j + 1) read
+// neighbouring elements of A (coalesced), but write B[j * height + i] and B[(j + 1) * height + i]:
+// a whole row of B apart, so every write of a warp goes to a different memory segment
+// (uncoalesced). Indices: i the row, j the column of A this work-item moves.
 #ifndef REAL
 #define REAL float  // element type: float or int
 #endif

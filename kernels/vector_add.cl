@@ -3,7 +3,7 @@
 // The host may launch more work-items than elements (the global size is padded up to a multiple
 // of the local size), so every kernel checks i < n before touching memory.
 
-// One element per work-item: the lecture's arrayAddOCL.
+// One element per work-item: the Clemson GPGPU lecture's arrayAddOCL.
 __kernel void vector_add(const ulong n, __global const float* a, __global const float* b,
                          __global float* c) {
   // EXERCISE(add): c[i] = a[i] + b[i] for this work-item's element i, but only if i < n

@@ -1,8 +1,8 @@
 // vector_types_copy.cl: dst = src, VW floats per work-item through one floatVW load and store
-// (the lecture's Copy1 and Copy4, for every width OpenCL C has). The host builds it once per width
-// and compares their bandwidth: wider accesses mean fewer, larger memory transactions and fewer
-// work-items, which helps devices that issue one access per instruction and not ones that already
-// merge neighbouring work-items' accesses.
+// (the Clemson GPGPU lecture's Copy1 and Copy4, for every width OpenCL C has). The host builds it
+// once per width and compares their bandwidth: wider accesses mean fewer, larger memory
+// transactions and fewer work-items, which helps devices that issue one access per instruction and
+// not ones that already merge neighbouring work-items' accesses.
 // On a CPU a plain store first reads the cache line it writes (write-allocate), so a copy moves 12
 // bytes for every 8 it copies; -D STREAM=1 writes with non-temporal stores instead (clang's
 // __builtin_nontemporal_store, which PoCL and Oclgrind compile), as memcpy does for large copies.
@@ -41,7 +41,8 @@ __kernel void copy_vw(const ulong n, __global const float* src, __global float* 
     ((__global VTYPE*)dst)[q] = value;
 #endif
   } else if (q == whole) {
-    // EXERCISE(tail): this work-item copies the n % VW floats after the last whole vector, one by one
+    // EXERCISE(tail): this work-item copies the n % VW floats after the last whole vector, one by
+    // one
     for (size_t i = whole * VW; i < n; ++i) dst[i] = src[i];
     // END EXERCISE
   }

@@ -1,10 +1,10 @@
-// vector_types_ops.cl: the lecture's vector notation, one small kernel per idea. Each work-item
-// reads one vector x of random floats, builds a result with the notation the kernel is about, and
-// writes it as one vector; the host computes the same result component by component and compares
-// every component. Results are packed into float8 or float16 so the host can read them alike.
-// Indices: i is the work-item and the vector it owns; items is the number of vectors; padding
-// work-items (i >= items) do nothing. Components: .x .y .z .w are .s0 .s1 .s2 .s3; past 9 the
-// numeric indices are hex digits, .sA to .sF (either case).
+// vector_types_ops.cl: the Clemson GPGPU lecture's vector notation, one small kernel per idea. Each
+// work-item reads one vector x of random floats, builds a result with the notation the kernel is
+// about, and writes it as one vector; the host computes the same result component by component and
+// compares every component. Results are packed into float8 or float16 so the host can read them
+// alike. Indices: i is the work-item and the vector it owns; items is the number of vectors;
+// padding work-items (i >= items) do nothing. Components: .x .y .z .w are .s0 .s1 .s2 .s3; past 9
+// the numeric indices are hex digits, .sA to .sF (either case).
 
 // Vector literals: a cast-like type name, then one value per component, a single value for all of
 // them, or smaller vectors whose components add up to the width.
@@ -99,9 +99,9 @@ __kernel void comparisons(const ulong items, __global const float8* x, __global 
                      (float4)(any(greater), all(greater), any(a < 0.0f), all(b < 4.0f)));
 }
 
-// The lecture's combined example with ints, its (0, 1, 2, 3) replaced by the input: literals,
-// halves, a literal of mixed pieces, arithmetic, and abs(), which returns unsigned: vectors never
-// convert implicitly, so the result is converted back by hand.
+// The Clemson GPGPU lecture's combined example with ints, its (0, 1, 2, 3) replaced by the input:
+// literals, halves, a literal of mixed pieces, arithmetic, and abs(), which returns unsigned:
+// vectors never convert implicitly, so the result is converted back by hand.
 __kernel void int_vectors(const ulong items, __global const float4* x, __global float16* out) {
   const size_t i = get_global_id(0);
   if (i >= items) return;

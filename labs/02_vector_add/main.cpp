@@ -95,7 +95,8 @@ struct RunRow {
   }
 
   // --skip-finish: resets c to NaN, launches, and looks at the host array before waiting.
-  // Reading memory the device may be writing is exactly the bug the lecture shows.
+  // Reading memory the device may be writing is exactly the bug Liu's Intermediate OpenCL
+  // Programming shows.
   template <typename Launch>
   void look_without_waiting(const Launch& launch, std::ostream& out) const {
     c.reset(env.queue);

@@ -42,6 +42,6 @@ lab::CheckResult check_records(const Grid& grid, const lab::HostVector<cl_uint>&
                                std::ostream& err);
 
 // One grid per id function and dimension: rows along dimension 0, columns along dimension 1, as
-// the lecture prints globalId[d][id0][id1]; a 3-D launch prints one block per slice of dimension
-// 2. Padding work-items (outside the requested size) are marked with '*'.
+// Liu's Intermediate OpenCL Programming prints globalId[d][id0][id1]; a 3-D launch prints one block
+// per slice of dimension 2. Padding work-items (outside the requested size) are marked with '*'.
 void print_grids(const Grid& grid, const lab::HostVector<cl_uint>& records, std::ostream& out);

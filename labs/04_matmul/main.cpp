@@ -1,6 +1,6 @@
-// matmul: C = A·B up the lecture's optimisation ladder (naive, one row per work-item, a private
-// row of A, a local column of B, block tiling, register tiling), each variant checked element by
-// element against a host reference and timed from events.
+// matmul: C = A·B up the Clemson GPGPU lecture's optimisation ladder (naive, one row per work-item,
+// a private row of A, a local column of B, block tiling, register tiling), each variant checked
+// element by element against a host reference and timed from events.
 #include "matmul.hpp"
 #include "peers.hpp"
 

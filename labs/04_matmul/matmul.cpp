@@ -544,7 +544,7 @@ std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostrea
     return std::nullopt;
   }
   lab::HostVector<T> C(static_cast<std::size_t>(d.M) * d.N);
-  // The lecture's triple loop, as written: C(i,j) accumulated in memory, k innermost.
+  // The Clemson GPGPU lecture's triple loop, as written: C(i,j) accumulated in memory, k innermost.
   const auto loop = [&] {
     for (int i = 0; i < d.M; ++i) {
       for (int j = 0; j < d.N; ++j) {

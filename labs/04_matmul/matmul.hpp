@@ -106,8 +106,8 @@ lab::Result run_variant(lab::Env& env, const Variant& variant, const lab::Tuning
                         const lab::Stage& stage, const Problem<T>& problem, Buffers<T>& buffers,
                         const Peak& peak);
 
-// The sequential host loop (seed 002's "Sequential C"), timed once on the host clock and checked
-// like a variant; empty with a note to `out` when it would take too long.
+// The sequential host loop (the Clemson GPGPU lecture's "Sequential C"), timed once on the host
+// clock and checked like a variant; empty with a note to `out` when it would take too long.
 template <typename T>
 std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostream& out);
 

@@ -1,6 +1,7 @@
-// reduction: sum x or the dot product x·y, from one work-item per group (the lecture's first
-// attempt) to many elements per work-item and one tree, each variant checked against a double
-// reference within the rounding bound of its own summation tree and timed from events.
+// reduction: sum x or the dot product x·y, from one work-item per group (the Clemson GPGPU
+// lecture's first attempt) to many elements per work-item and one tree, each variant checked
+// against a double reference within the rounding bound of its own summation tree and timed from
+// events.
 #include "peers.hpp"
 #include "reduction_family.hpp"
 #include "reference.hpp"
@@ -151,7 +152,7 @@ struct RunRow {
   }
 
   // The total from the kernel's output: its own (one pass), the device finish's, or the host's
-  // loop over the partial sums (the lecture's).
+  // loop over the partial sums (as the Clemson GPGPU lecture does it).
   T finish(const reduction::Variant& v, lab::HostVector<T>& partials) const {
     const std::uint64_t groups = partials.size();
     T total = 0;

@@ -1,6 +1,6 @@
 // reduction_family.hpp: the reduction family as a table (lab::Family): from one work-item per group
-// (sumGPU1) to many elements per work-item and one tree (multi), each variant one kernel file
-// kernels/reduction_<variant>.cl with the same arguments.
+// (the Clemson GPGPU lecture's first attempt) to many elements per work-item and one tree (multi),
+// each variant one kernel file kernels/reduction_<variant>.cl with the same arguments.
 #pragma once
 
 #include "lab/lab.hpp"

@@ -19,7 +19,7 @@ double gamma(std::uint64_t h);
 // The terms of the sum: x and y (uniform in [0, 1) for float, so a long float sum loses digits;
 // in [-R, R] for int, with R small enough that no partial sum can overflow 32 bits), the exact
 // sum in double, the sum of the terms' magnitudes (which scales every rounding bound), and the
-// lecture's sequential loop in the element type with its error and bound.
+// Clemson lecture's sequential loop in the element type with its error and bound.
 template <typename T>
 struct Terms {
   lab::HostVector<T> x, y;

@@ -1,8 +1,8 @@
-// coalescing_family.hpp: seed 004's row-scan program as a table (lab::Family). Every row i of A
-// is an independent chain, accum = A[i][j]^2 - accum, B[i][j] = accum, walked three ways: one
-// row per work-item (naive: uncoalesced), on the transposed matrix (transposed: coalesced, with
-// a transpose before and after), and in blocks of CHUNK columns staged in local memory (fused).
-// One kernel file each, kernels/coalescing_<variant>.cl.
+// coalescing_family.hpp: the row-scan program of Oancea and Henriksen's OpenCL Day 2 as a table
+// (lab::Family). Every row i of A is an independent chain, accum = A[i][j]^2 - accum, B[i][j] =
+// accum, walked three ways: one row per work-item (naive: uncoalesced), on the transposed matrix
+// (transposed: coalesced, with a transpose before and after), and in blocks of CHUNK columns staged
+// in local memory (fused). One kernel file each, kernels/coalescing_<variant>.cl.
 #pragma once
 
 #include "lab/lab.hpp"

@@ -1,7 +1,8 @@
-// coalescing: seed 004's row-scan program, accum = A[i][j]^2 - accum along every row of A, made
-// coalesced two ways: on the transposed matrix (a transpose before and after the scan) and fused
-// (blocks of CHUNK columns staged in local memory). Each variant is checked against the
-// sequential host loop and timed against the suite's copy kernel over the same matrix.
+// coalescing: the row-scan program of Oancea and Henriksen's OpenCL Day 2, accum = A[i][j]^2 -
+// accum along every row of A, made coalesced two ways: on the transposed matrix (a transpose before
+// and after the scan) and fused (blocks of CHUNK columns staged in local memory). Each variant is
+// checked against the sequential host loop and timed against the suite's copy kernel over the same
+// matrix.
 #include "coalescing_family.hpp"
 #include "transpose_family.hpp"
 

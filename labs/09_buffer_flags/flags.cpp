@@ -241,7 +241,8 @@ lab::Result nofetch_finish(Demos& d) {
   Output c = output(d, lab::BufferMode::use);
   cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer> add(demo_kernel(d, "add"));
   wait_and_trace(add(launch_args(d, add.getKernel()), d.n, a_buf, b_buf, c.buffer()), "add");
-  d.env.queue.finish();  // the lecture's vectorAdd-nofetchC-finish: wait, then look at C
+  d.env.queue.finish();  // vectorAdd-nofetchC-finish of Liu's Intermediate OpenCL Programming:
+                         // wait, then look at C
 
   const std::size_t right = count_equal(c.host(), want);
   lab::CheckResult check;

@@ -31,7 +31,8 @@ std::vector<lab::Part> parts();
 struct Settings {
   std::uint64_t n = 256;           // matmul side; the demonstrations use n*n elements
   std::vector<std::string> modes;  // timing: modes of A and B ("": all five)
-  std::string c_mode = "use";      // timing: the mode of C (the lecture fixes it to USE)
+  std::string c_mode =
+      "use";  // timing: the mode of C (Liu's Intermediate OpenCL Programming fixes it to USE)
 };
 
 // The device, the demonstrations' program and what they share.
@@ -51,9 +52,10 @@ lab::Result use_visibility(Demos& d);
 lab::Result alloc_map(Demos& d);
 lab::Result nofetch_finish(Demos& d);
 
-// The lecture's matrixMul-time-copy against -time-use, for every mode of A and B with C fixed:
-// create, upload, kernel, download and total per run (median over --reps after --warmup), C
-// checked in every run. Prints the stage table and returns one row per mode.
+// The matrixMul-time-copy of Liu's Intermediate OpenCL Programming against -time-use, for every
+// mode of A and B with C fixed: create, upload, kernel, download and total per run (median over
+// --reps after --warmup), C checked in every run. Prints the stage table and returns one row per
+// mode.
 std::vector<lab::Result> time_modes(lab::Env& env, const lab::Options& options,
                                     const Settings& settings, std::ostream& out, std::ostream& err,
                                     nlohmann::json& details);

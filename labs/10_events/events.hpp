@@ -16,7 +16,7 @@
 
 namespace events {
 
-// The parts in the order the lecture meets them, each building the busy kernel (the one
+// The parts in the order the course notes meet them, each building the busy kernel (the one
 // --kernel-file replaces) and the combining one.
 std::vector<lab::Part> parts();
 

@@ -29,7 +29,7 @@ const std::string& part_file(const std::string& part) {
 }
 
 constexpr int kTaps = 5;
-constexpr float kWeights[kTaps] = {1.0f, 3.0f, 5.0f, 3.0f, 1.0f};  // the lecture's table
+constexpr float kWeights[kTaps] = {1.0f, 3.0f, 5.0f, 3.0f, 1.0f};  // the stencil's weights
 
 lab::Size elements(std::uint64_t n) { return lab::Size("n", std::int64_t(n)); }
 

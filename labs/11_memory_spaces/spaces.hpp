@@ -35,7 +35,8 @@ struct Context {
 // The 1-3-5-3-1 stencil with its weights in __global, __constant and program-scope __constant
 // memory; GB/s against the copy kernel over the same elements.
 std::vector<lab::Result> constant_table(Context& c, const lab::CopyBaseline& copy);
-// fill_tiles with TILE_DIM_X, TILE_DIM_Y, N and M as -D options, and the lecture's golden check.
+// fill_tiles with TILE_DIM_X, TILE_DIM_Y, N and M as -D options, and the golden check of Part 3:
+// Work-Groups and Synchronization.
 std::vector<lab::Result> tiles(Context& c);
 // Y = B A with each row of B staged in local memory: async_work_group_copy against a copy the
 // work-items share by hand.

@@ -1,5 +1,6 @@
-// buffers.hpp: the four ways a host array becomes a device buffer (the lecture's buffer flags),
-// and mapped views that make a buffer's contents visible to the host.
+// buffers.hpp: the four ways a host array becomes a device buffer (the buffer flags of Liu's
+// Intermediate OpenCL Programming), and mapped views that make a buffer's contents visible to the
+// host.
 #pragma once
 
 #include "lab/data.hpp"
