@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Fill the measured figures of the handouts from the kept runs, or check that they match.
+"""Fill the measured figures of the handouts and docs from the kept runs, or check that they match.
 
-Every measured figure a handout quotes sits in a generated block:
+Every measured figure a handout (or one of DOCS below) quotes sits in a generated block:
 
     <!-- figures:begin lab=vector_add rows=element|per_item|vector cols=rate,share -->
     (written by this script: a table of the kept runs' figures, one row per device and variant)
@@ -22,17 +22,19 @@ scripts/sweep.sh). A block names what it shows with attributes (values with spac
   base=VARIANT   the row the `vs` column divides by (required by cols=vs)
   devices=D,...  folders under docs/results/runs, in order (default: every folder, sorted)
   sweep=1        read <lab>.sweep.json instead, one table row per size
-  sizes=N,...    with sweep=1: only these sizes (n of the result's size), default all
+  sizes=N,...    with sweep=1: only these sizes, each n of the result's size or its size label
+                 (`sizes=4096x4096` for a lab whose sizes have no n), default all
   table=stages   profiling: the medians of each command's queued->submit, submit->start and
                  start->end (the report's details.stages), rows= the commands
   table=modes    buffer_flags: each mode's median create, upload, kernel, download and total
                  (the report's details.timing), rows= the modes
 
-  scripts/handout_figures.py            rewrite every block of every handout from the kept runs
-  scripts/handout_figures.py --check    exit 1, naming handout and line, when a block differs
+  scripts/handout_figures.py            rewrite every block of every file from the kept runs
+  scripts/handout_figures.py --check    exit 1, naming file and line, when a block differs
                                         from what the runs give (or names a row they lack)
 
-Handouts are labs/*/README.md. The JSON is read here; scripts/report.py is not used.
+The files are the handouts, labs/*/README.md, and DOCS (the instructor's answer key and the
+guides in docs/). The JSON is read here; scripts/report.py is not used.
 """
 
 from __future__ import annotations
@@ -64,8 +66,25 @@ class BlockError(Exception):
     """A block that cannot be filled: says which and why."""
 
 
+# The docs whose figures come from the kept runs too. Not docs/results.md, which
+# scripts/report.py makes whole from the same runs (tests/check_results_md.py checks it).
+DOCS = (
+    "docs/instructor/answers.md",
+    "docs/instructor/README.md",
+    "docs/start-here.md",
+    "docs/reference.md",
+    "docs/testing.md",
+    "docs/adding-a-lab.md",
+)
+
+
 def handouts(root: Path = ROOT) -> list[Path]:
     return sorted(root.glob("labs/[0-9][0-9]_*/README.md"))
+
+
+def documents(root: Path = ROOT) -> list[Path]:
+    """Every file whose figures come from the kept runs: the handouts, then DOCS."""
+    return handouts(root) + [root / doc for doc in DOCS]
 
 
 def load_json(path: Path):
@@ -265,7 +284,7 @@ def render(attrs: dict[str, str], runs: Path = RUNS) -> str:
     sweep = attrs.get("sweep") == "1"
     if sweep and "size" not in cols:
         cols.insert(0, "size")  # a sweep's rows differ by size: always show it
-    sizes = {int(s) for s in attrs.get("sizes", "").split(",") if s}
+    sizes = {int(s) if s.isdigit() else s for s in attrs.get("sizes", "").split(",") if s}
     vs_label = f"vs {attrs['base']}" if "vs" in cols else ""
     header = ["device", "variant"] + [
         {"share": "of reference", "vs": vs_label, "median": "median time"}.get(c, c) for c in cols
@@ -284,11 +303,12 @@ def render(attrs: dict[str, str], runs: Path = RUNS) -> str:
         for report in reports:
             results = report.get("results", [])
             n = (results[0].get("size") or {}).get("n") if results else None
-            if sweep and sizes and n not in sizes:
+            size_label = results[0].get("size_label") if results else None
+            if sweep and sizes and n not in sizes and size_label not in sizes:
                 continue
             groups.append(results)
         if sweep and sizes and len(groups) != len(sizes):
-            raise BlockError(f"{where} lacks size(s) of {sorted(sizes)}")
+            raise BlockError(f"{where} lacks size(s) of {sorted(map(str, sizes))}")
         for results in groups:
             base = find_row(results, attrs["base"], where) if "base" in attrs else None
             wanted = rows or [r.get("variant") for r in results]
@@ -364,9 +384,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare, rewrite nothing")
     parser.add_argument("--runs", type=Path, default=RUNS, help="the kept runs (default: %(default)s)")
-    parser.add_argument("files", nargs="*", type=Path, help="handouts (default: labs/*/README.md)")
+    parser.add_argument("files", nargs="*", type=Path,
+                        help="files (default: labs/*/README.md and %s)" % ", ".join(DOCS))
     args = parser.parse_args(argv)
-    files = [f.resolve() for f in args.files] or handouts()
+    files = [f.resolve() for f in args.files] or documents()
     problems = []
     for path in files:
         problems += process(path, args.check, args.runs.resolve())
