@@ -351,6 +351,8 @@ def blocks(text: str):
 def process(path: Path, check: bool, runs: Path = RUNS) -> list[str]:
     """Problems found (check) or made good (rewrite); each 'path:line: sentence'."""
     rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    if not path.exists():
+        return [f"{rel}: no such file (a handout, or listed in DOCS)"]
     text = path.read_text()
     try:
         found = blocks(text)
