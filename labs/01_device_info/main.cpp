@@ -164,6 +164,10 @@ int main(int argc, char** argv) {
                                ? described.front()
                                : json{{"name", std::to_string(devices.size()) + " devices"},
                                       {"devices", described}});
+        // --summary heads its table with the device the other labs run on by default
+        if (devices.size() > 1) {
+          report.set_summary_device(lab::describe_device(lab::choose_device(devices, opt).device));
+        }
         lab::Result row;
         row.variant = narrowed ? "chosen" : "all";
         row.size = lab::Size("platforms", std::int64_t(platforms.size()))
