@@ -422,9 +422,9 @@ SummaryLayout summary_layout(std::size_t width) {
   const std::size_t fixed = layout.indent + (layout.lab_column ? lab + kSummaryGap : 0) + median +
                             status + 4 * kSummaryGap;
   // The free columns start at their least widths and take the room left in turn: the variant first
-  // (every name fits 22), the rate (18: "0.4% of FP32 peak" under the rate), the size, then the
+  // (every name fits 22), the rate (19: "121% of copy kernel" under the rate), the size, then the
   // rate with its share on one line, then the rest.
-  std::size_t variant = 16, size = 14, rate = 16;
+  std::size_t variant = 16, size = 13, rate = 17;
   std::size_t room = width - fixed - (variant + size + rate);
   const auto grow = [&room](std::size_t& column, std::size_t most) {
     const std::size_t more = std::min(room, most > column ? most - column : 0);
@@ -432,7 +432,7 @@ SummaryLayout summary_layout(std::size_t width) {
     room -= more;
   };
   grow(variant, 22);
-  grow(rate, 18);
+  grow(rate, 19);
   grow(size, 16);
   grow(rate, 36);
   grow(variant, 24);

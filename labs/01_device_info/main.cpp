@@ -172,8 +172,10 @@ int main(int argc, char** argv) {
         row.variant = narrowed ? "chosen" : "all";
         row.size = lab::Size("platforms", std::int64_t(platforms.size()))
                        .add("devices", std::int64_t(devices.size()))
-                       .label(std::to_string(platforms.size()) + " platform(s), " +
-                              std::to_string(devices.size()) + " device(s)");
+                       .label(std::to_string(platforms.size()) +
+                              (platforms.size() == 1 ? " platform, " : " platforms, ") +
+                              std::to_string(devices.size()) +
+                              (devices.size() == 1 ? " device" : " devices"));
         row.passed = problems == 0;
         report.add(row);
         report.details()["platforms"] = platforms;
