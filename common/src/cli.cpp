@@ -250,7 +250,8 @@ Cli::Cli(std::string name, const std::string& description, int argc, char** argv
   auto* csv = app.add_flag("--csv", options_.csv, "Print the report as CSV");
   auto* summary =
       app.add_flag("--summary", options_.summary,
-                   "Print one line per result: lab, device, variant, size, time, rate, status");
+                   "Print the tour's table: the device, then a row per result (variant, size, "
+                   "median, rate, status), sized to COLUMNS or the terminal");
   json->excludes(csv, summary);
   csv->excludes(summary);
   if (kind == LabKind::runs_kernels) {

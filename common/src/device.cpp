@@ -55,6 +55,29 @@ bool type_matches(const DeviceEntry& entry, const std::string& type) {
   return true;
 }
 
+// "; the one device here is pthread-skylake-avx512-AMD EPYC (CPU)" or "; the 3 devices here are 2 x
+// NVIDIA H100 80GB HBM3 (GPU), pthread-... (CPU)": the devices a choice could have named, for the
+// sentence saying it named none. Neighbours of one name and type share an entry.
+std::string devices_here(const std::vector<DeviceEntry>& devices) {
+  std::string text;
+  for (std::size_t i = 0; i < devices.size();) {
+    const std::string name = trim_info(devices[i].device.getInfo<CL_DEVICE_NAME>());
+    const cl_device_type type = devices[i].device.getInfo<CL_DEVICE_TYPE>();
+    std::size_t same = 1;
+    while (i + same < devices.size() &&
+           trim_info(devices[i + same].device.getInfo<CL_DEVICE_NAME>()) == name &&
+           devices[i + same].device.getInfo<CL_DEVICE_TYPE>() == type) {
+      ++same;
+    }
+    text += (text.empty() ? "" : ", ") + (same > 1 ? std::to_string(same) + " x " : "") + name +
+            " (" + device_type_name(type) + ")";
+    i += same;
+  }
+  return devices.size() == 1
+             ? "; the one device here is " + text
+             : "; the " + std::to_string(devices.size()) + " devices here are " + text;
+}
+
 }  // namespace
 
 std::vector<cl::Platform> all_platforms() {
@@ -108,12 +131,13 @@ DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options
     throw UsageError(
         "no platform matches -p '" + options.platform + "' (there " +
         (platforms == 1 ? "is 1 platform" : "are " + std::to_string(platforms) + " platforms") +
-        "): run with --list to see them");
+        "): run with --list to see them" + devices_here(devices));
   }
   if (candidates.empty()) {
     throw UsageError("no " + lower(options.type) + " device" +
                      (options.platform.empty() ? "" : " on platform '" + options.platform + "'") +
-                     ": run with --list to see the devices, or use --type all");
+                     ": run with --list to see the devices, or use --type all" +
+                     devices_here(devices));
   }
 
   const std::string& want = options.device;
@@ -134,7 +158,8 @@ DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options
   for (const auto& entry : candidates) {
     if (contains(entry.device.getInfo<CL_DEVICE_NAME>(), want)) return entry;
   }
-  throw UsageError("no device name contains '" + want + "': run with --list to see the devices");
+  throw UsageError("no device name contains '" + want + "': run with --list to see the devices" +
+                   devices_here(candidates));
 }
 
 void print_device_list(std::ostream& out) {

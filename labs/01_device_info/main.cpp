@@ -164,12 +164,18 @@ int main(int argc, char** argv) {
                                ? described.front()
                                : json{{"name", std::to_string(devices.size()) + " devices"},
                                       {"devices", described}});
+        // --summary heads its table with the device the other labs run on by default
+        if (devices.size() > 1) {
+          report.set_summary_device(lab::describe_device(lab::choose_device(devices, opt).device));
+        }
         lab::Result row;
         row.variant = narrowed ? "chosen" : "all";
         row.size = lab::Size("platforms", std::int64_t(platforms.size()))
                        .add("devices", std::int64_t(devices.size()))
-                       .label(std::to_string(platforms.size()) + " platform(s), " +
-                              std::to_string(devices.size()) + " device(s)");
+                       .label(std::to_string(platforms.size()) +
+                              (platforms.size() == 1 ? " platform, " : " platforms, ") +
+                              std::to_string(devices.size()) +
+                              (devices.size() == 1 ? " device" : " devices"));
         row.passed = problems == 0;
         report.add(row);
         report.details()["platforms"] = platforms;

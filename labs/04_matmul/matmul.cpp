@@ -392,8 +392,10 @@ lab::Result make_result(const std::string& name, const Dims& dims, const lab::Ti
   row.rate = lab::gigaflops(family().work(dims).flops, timing.time.median);
   row.unit = "GFLOP/s";
   if (peak.gflops > 0) {
-    lab::set_reference(row, {"FP32 peak (estimated)", peak.gflops, "GFLOP/s",
-                             "peak ~" + std::to_string(std::lround(peak.gflops))});
+    lab::Reference reference{"FP32 peak (estimated)", peak.gflops, "GFLOP/s",
+                             "peak ~" + std::to_string(std::lround(peak.gflops))};
+    reference.short_name = "FP32 peak";
+    lab::set_reference(row, reference);
   }
   lab::set_check(row, check);
   return row;

@@ -191,9 +191,10 @@ std::vector<std::size_t> rank_widths(Context& c, Bandwidth& result) {
   }
   const lab::Result& top_row = result.rows[fastest(passed, result.rows)];
   for (const std::size_t k : passed) {
-    lab::set_reference(result.rows[k],
-                       {"best width " + top_row.variant, top_row.rate, "GB/s",
-                        "best, " + top_row.variant + " " + rate_text(top_row.rate)});
+    lab::Reference reference{"best width " + top_row.variant, top_row.rate, "GB/s",
+                             "best, " + top_row.variant + " " + rate_text(top_row.rate)};
+    reference.short_name = "best width";
+    lab::set_reference(result.rows[k], reference);
   }
   result.details["best"] = {{"type", top_row.variant}, {"rate_gb_s", top_row.rate}};
   c.out << "best width: " << top_row.variant << " at " << rate_text(top_row.rate) << "\n";

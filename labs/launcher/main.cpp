@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "lab/terminal.hpp"
 
 namespace {
 
@@ -85,8 +88,10 @@ std::string lab_list() {
 void usage(const std::string& me, const fs::path& labs, std::ostream& out) {
   const fs::path here = own_folder();
   const bool installed = labs != here;
-  out << "Usage: " << me << "              run every lab once (the tour), one line each\n"
-      << "       " << me << " --quick      the tour at tiny sizes: does every lab work here?\n"
+  out << "Usage: " << me << " [--quick] [DEVICE]\n"
+      << "                    the tour: every lab once, a table of its results sized to the\n"
+      << "                    terminal; --quick at tiny sizes: does every lab work here?\n"
+      << "       " << me << " --list       list the OpenCL platforms and devices\n"
       << "       " << me << " LAB [ARGS]   run one lab; " << me << " LAB --help for its options\n"
       << "       " << me << " --self-test  run the unit tests of the labs' shared library\n"
       << "       " << me << " grade SUBMISSIONS [OUT] [OPTIONS]\n"
@@ -94,9 +99,13 @@ void usage(const std::string& me, const fs::path& labs, std::ostream& out) {
       << " grade --help)\n"
       << "       " << me << " --version\n"
       << "       " << me << " -h, --help   this text\n\n"
+      << "DEVICE, for the tour and --list, in any order with --quick, as every lab takes it:\n"
+      << "  -p, --platform P  platform: index or name substring (or LAB_PLATFORM)\n"
+      << "  -d, --device D    device: index, counted as --list shows, or name substring (or\n"
+      << "                    LAB_DEVICE)\n"
+      << "  --type T          cpu, gpu or all (or LAB_DEVICE_TYPE)\n"
+      << "A device that is not there stops the tour with one line and exit 2.\n\n"
       << "Labs, in course order: " << lab_list() << "\n"
-      << "Device: -p/--platform, -d/--device or LAB_PLATFORM, LAB_DEVICE, LAB_DEVICE_TYPE (" << me
-      << " device_info --list shows them).\n"
       << "Handouts: "
       << (installed ? (here / kInstalledDocs).lexically_normal().string() + "/labs"
                     : std::string("labs/NN_NAME/README.md in the source tree"))
@@ -144,41 +153,105 @@ std::vector<std::string> quick_args(const std::string& lab) {
   return args;
 }
 
-// The tour: every lab with --summary, a line per result; a failed lab's last error line and its
-// first mismatches. With `quick`, each lab's short run instead of its defaults: seconds in all,
-// a check that every lab and its kernels work on this machine. Exit 0 when every lab passed,
-// else 1.
-int tour(const fs::path& labs, bool quick) {
-  std::printf("%-12s %-24s %-20s %-26s %11s %-30s %s\n", "lab", "device", "variant", "size",
-              "median", "rate", "status");
+// The tour's command line: --quick and the device options every lab takes, in any order.
+struct TourOptions {
+  bool quick = false;
+  bool list = false;
+  std::vector<std::string> device;  // "-p", "0", "--type", "gpu": passed on to every lab
+};
+
+// Reads the tour's options from argv[1...]; false, with `error` saying why, when one is not one.
+bool parse_tour(int argc, char** argv, TourOptions& options, std::string& error) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--quick") {
+      options.quick = true;
+      continue;
+    }
+    if (arg == "--list") {
+      options.list = true;
+      continue;
+    }
+    // -p X, --platform X, --platform=X, -pX (and the same for -d/--device, --type)
+    std::string name = arg, value;
+    bool has_value = false;
+    if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq), value = arg.substr(eq + 1), has_value = true;
+    } else if (arg.size() > 2 && (arg.rfind("-p", 0) == 0 || arg.rfind("-d", 0) == 0)) {
+      name = arg.substr(0, 2), value = arg.substr(2), has_value = true;
+    }
+    if (name == "--platform") name = "-p";
+    if (name == "--device") name = "-d";
+    if (name != "-p" && name != "-d" && name != "--type") {
+      error = arg.rfind("-", 0) == 0 ? "unknown option '" + arg + "'"
+                                     : "no lab named '" + arg + "': the labs are " + lab_list();
+      return false;
+    }
+    if (!has_value) {
+      if (i + 1 >= argc) {
+        error = arg + " needs a value";
+        return false;
+      }
+      value = argv[++i];
+    }
+    options.device.insert(options.device.end(), {name, value});
+  }
+  return true;
+}
+
+// The tour: every lab with --summary, its rows under one header, in columns sized to the terminal
+// (COLUMNS, passed on to the labs, whose output this program shares). The first lab prints the
+// device and the column titles; the others are told not to (LAB_SUMMARY_HEADER=0). The first lab
+// is also the check of the device options: a device that is not there, or a bad option, stops the
+// tour there with the lab's one line and its exit code (2), not a failure from every lab. A lab
+// that fails says why in its rows; one that ends with an error adds its last error line. With
+// `quick`, each lab's short run instead of its defaults: seconds in all, a check that every lab
+// and its kernels work on this machine. Exit 0 when every lab passed, else 1.
+int tour(const std::string& me, const fs::path& labs, const TourOptions& options) {
+  const std::size_t width = std::max(lab::terminal_width(), lab::kMinSummaryWidth);
+  ::setenv("COLUMNS", std::to_string(width).c_str(), 1);
+  ::unsetenv("LAB_SUMMARY_HEADER");
   char name[] = "/tmp/opencl-labs-XXXXXX";
   const int fd = ::mkstemp(name);
   if (fd < 0) {
-    std::cerr << "opencl-labs: error: cannot make a temporary file in /tmp\n";
+    std::cerr << me << ": error: cannot make a temporary file in /tmp\n";
     return kRuntime;
   }
   ::close(fd);
   const std::string errors = name;
   int passed = 0, failed = 0;
   for (const auto& lab : kLabs) {
-    std::vector<std::string> args = quick ? quick_args(lab) : std::vector<std::string>{};
+    std::vector<std::string> args = options.quick ? quick_args(lab) : std::vector<std::string>{};
+    args.insert(args.end(), options.device.begin(), options.device.end());
     args.push_back("--summary");
     const int code = run_lab(labs / lab, args, errors);
+    ::setenv("LAB_SUMMARY_HEADER", "0", 1);
     std::ifstream in(errors);
-    std::vector<std::string> lines, mismatches;
+    // Its error: the last line that says "error: ", else its last line (not a mismatch line)
+    std::string last, error;
     for (std::string line; std::getline(in, line);) {
-      (line.rfind("  mismatch", 0) == 0 ? mismatches : lines).push_back(line);
+      if (line.empty() || line.rfind("  ", 0) == 0) continue;
+      last = line;
+      if (const auto at = line.find("error: "); at != std::string::npos)
+        error = line.substr(at + 7);
     }
+    if (error.empty()) error = last;
     if (code == 0) {
       ++passed;
       continue;
     }
-    ++failed;
-    std::printf("%-12s FAILED (exit %d): %s\n", lab.c_str(), code,
-                lines.empty() ? "" : lines.back().c_str());
-    for (std::size_t i = 0; i < mismatches.size() && i < 3; ++i) {
-      std::printf("%s\n", mismatches[i].c_str());
+    if (lab == kLabs.front() && (code == kUsage || code == kRuntime)) {
+      // "device_info: error: no device name contains 'nvidia': ..." as the tour's own error
+      std::cerr << me << ": error: " << error << "\n";
+      std::remove(errors.c_str());
+      return code;
     }
+    ++failed;
+    // A wrong result (exit 1) is said in the lab's FAILED rows; anything else ended it early.
+    if (code == 1 && error == last && last.find("error") == std::string::npos) continue;
+    const std::string why =
+        lab + " ended with exit code " + std::to_string(code) + (error.empty() ? "" : ": " + error);
+    for (const auto& line : lab::wrap_words(why, width - 4)) std::printf("    %s\n", line.c_str());
   }
   std::remove(errors.c_str());
   std::printf("labs: %d passed, %d failed\n", passed, failed);
@@ -240,9 +313,7 @@ int main(int argc, char** argv) {
               << ": reinstall the package, or run the labs from the build tree (build/bin)\n";
     return kRuntime;
   }
-  if (argc < 2) return tour(labs, false);
-  const std::string first = argv[1];
-  if (first == "--quick" && argc == 2) return tour(labs, true);
+  const std::string first = argc < 2 ? "" : argv[1];
   if (first == "-h" || first == "--help" || first == "help") {
     usage(me, labs, std::cout);
     return 0;
@@ -275,9 +346,25 @@ int main(int argc, char** argv) {
   }
   if (first == "grade") return grade(me, labs, argc, argv);
   if (!is_lab(first)) {
-    std::cerr << me << ": error: no lab named '" << first << "': the labs are " << lab_list()
-              << " (" << me << " --help)\n";
-    return kUsage;
+    // The tour, or --list, with the device options
+    TourOptions options;
+    std::string problem;
+    if (!parse_tour(argc, argv, options, problem)) {
+      std::cerr << me << ": error: " << problem << " (" << me << " --help)\n";
+      return kUsage;
+    }
+    if (!options.list) return tour(me, labs, options);
+    const std::string program = (labs / kLabs.front()).string();
+    std::vector<std::string> words = {program, "--list"};
+    words.insert(words.end(), options.device.begin(), options.device.end());
+    std::vector<char*> args;
+    for (auto& word : words) args.push_back(word.data());
+    args.push_back(nullptr);
+    ::setenv("OPENCL_LABS_COMMAND", me.c_str(), 1);
+    ::execv(program.c_str(), args.data());
+    std::cerr << me << ": error: cannot run " << program << ": " << std::strerror(errno)
+              << ": reinstall the package\n";
+    return kRuntime;
   }
   // The lab says "opencl-labs LAB" in its usage and its errors, as the user typed it.
   ::setenv("OPENCL_LABS_COMMAND", me.c_str(), 1);

@@ -44,6 +44,9 @@ struct Reference {
   int rounds = 0;
   double share_min = 0;
   double share_max = 0;
+  // What --summary calls it after the percentage, in a word or two ("78% of copy kernel", "0.4% of
+  // FP32 peak", "91% of best width"); `name` when empty.
+  std::string short_name;
 };
 
 // The size a row ran at, as numbers for scripts ({"n": 65536}, {"m", "n", "k"}, {"height",
@@ -164,6 +167,9 @@ class Report {
   void set_row_name(std::string name) { row_name_ = std::move(name); }
   // Words for the line under the table's title ("20 rounds per part").
   void set_context(std::string text) { context_ = std::move(text); }
+  // The device --summary names above its table, where it is not the report's own (device_info's
+  // report of several devices names the one the other labs run on); describe_device's object.
+  void set_summary_device(nlohmann::json device) { summary_device_ = std::move(device); }
 
   // Adds a row. A row of the lab's own that passed fails when Oclgrind found a problem in the
   // student's kernel (kernel_check.hpp), with what it found as the row's note.
@@ -198,6 +204,7 @@ class Report {
   std::string row_name_ = "variant";
   std::string context_;
   nlohmann::json device_;  // describe_device's object
+  nlohmann::json summary_device_;
   std::vector<Result> results_;
   nlohmann::json details_ = nlohmann::json::object();
 };
