@@ -11,6 +11,8 @@
 #                                                                # [errors]   errors.vector_add.*
 #   lab_oclgrind(vector_add prime ARGS -n 37 --local 8)          # [oclgrind] oclgrind.vector_add.*
 #   lab_kernels_beside_binary(vector_add -n 100)                 # [lab] KERNELS lists every file
+#   lab_output_test(vector_add json VARIANTS ... EACH size.n=100 ARGS -n 100 --json)
+#                                                                # [lab] what --json/--csv print
 #
 # Every lab binary lands in ${CMAKE_BINARY_DIR}/bin with its kernels in bin/kernels/, and its name
 # is appended to ${CMAKE_BINARY_DIR}/labs.txt, from which the launcher (bin/opencl-labs, run by
@@ -49,9 +51,19 @@ set(LAB_TEST_ENVIRONMENT
 # work-group limits are far below PoCL's, registered through its ICD next to the machine's own
 # platforms, so the lab also sees more than one platform (ocl-icd's order decides which comes first; here it is
 # Oclgrind).
+# Without Oclgrind (or with -DOCLGRIND naming no file) its cases are still registered, and each
+# exits 77 (skipped) with LAB_NO_OCLGRIND, the reason; LAB_NO_OCLGRIND_ICD likewise for the cases
+# that need its ICD. Tests that need OpenBLAS or Python do the same (_lab_skipped_test).
 find_program(OCLGRIND oclgrind)
 set(LAB_OCLGRIND_ICD "")
-if(OCLGRIND)
+set(LAB_NO_OCLGRIND "")
+set(LAB_NO_OCLGRIND_ICD "")
+if(NOT OCLGRIND OR NOT EXISTS "${OCLGRIND}")
+  set(OCLGRIND "")
+  set(LAB_NO_OCLGRIND "oclgrind not found (install it: scripts/setup.sh)")
+  set(LAB_NO_OCLGRIND_ICD "${LAB_NO_OCLGRIND}")
+  message(STATUS "oclgrind not found: the Oclgrind cases will report skipped")
+else()
   get_filename_component(_oclgrind_prefix ${OCLGRIND} DIRECTORY)
   get_filename_component(_oclgrind_prefix ${_oclgrind_prefix} DIRECTORY)
   find_file(LAB_OCLGRIND_ICD_LIBRARY liboclgrind-rt-icd.so
@@ -72,10 +84,21 @@ if(OCLGRIND)
         "OCL_ICD_VENDORS=set:${LAB_OCLGRIND_VENDORS}" "LAB_PLATFORM=set:oclgrind"
         "ASAN_OPTIONS=string_append::detect_leaks=0")
   else()
-    message(WARNING "liboclgrind-rt-icd.so not found next to ${OCLGRIND}: the [errors] cases "
-                    "run on PoCL only")
+    message(WARNING "liboclgrind-rt-icd.so not found next to ${OCLGRIND}: the [errors] cases' "
+                    "Oclgrind twins will report skipped")
+    set(LAB_NO_OCLGRIND_ICD "liboclgrind-rt-icd.so not found next to ${OCLGRIND}")
   endif()
 endif()
+
+# The Python that tests/check_output.py runs under (the output checks of lab_test).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+
+# _lab_skipped_test(TEST LABEL REASON): TEST, which needs something this machine lacks, is still
+# registered: it prints "skipped: REASON" and exits 77, so ctest lists it as skipped.
+function(_lab_skipped_test test label reason)
+  add_test(NAME ${test} COMMAND ${PROJECT_SOURCE_DIR}/tests/skipped.sh "${reason}")
+  set_tests_properties(${test} PROPERTIES LABELS "${label}" SKIP_RETURN_CODE 77)
+endfunction()
 
 # lab_set_test_properties(TEST LABEL): the properties every lab-running test shares.
 function(lab_set_test_properties test label)
@@ -127,6 +150,8 @@ function(add_lab name)
   target_precompile_headers(${name} REUSE_FROM lab_common)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${LAB_BIN_DIR})
 
+  # What lab_kernels_beside_binary puts beside the binary in a folder of its own.
+  set_target_properties(${name} PROPERTIES LAB_KERNELS "${LAB_KERNELS}")
   foreach(kernel IN LISTS LAB_KERNELS)
     if(NOT EXISTS ${PROJECT_SOURCE_DIR}/kernels/${kernel})
       message(FATAL_ERROR "add_lab(${name}): kernels/${kernel} does not exist")
@@ -163,12 +188,14 @@ function(add_lab name)
   endif()
 endfunction()
 
-# lab_kernels_beside_binary(LAB args...): [lab] LAB.kernels_beside_binary runs the lab with --json
-# and fails unless grading.kernel_files, the files the lab reports it built, is not empty and
-# names only files in bin/kernels/ beside the binary (tests/kernels_loaded.cmake): proof that
-# add_lab's KERNELS lists every file the lab loads, since a missing one would come from the source
-# tree's kernels/ (the arguments should make it load all of them). It reads what the lab loaded,
-# not the wording of a log line, which a reworded message would silently stop matching.
+# lab_kernels_beside_binary(LAB args...): [lab] LAB.kernels_beside_binary copies the lab's binary
+# and only the files of its add_lab KERNELS (and what they #include) into a fresh folder of their
+# own, runs the copy there with the arguments and --json, and fails unless it ran and
+# grading.kernel_files, the files the lab reports it built, is not empty and names only files of
+# that folder (tests/kernels_loaded.cmake). Every lab's kernels share bin/kernels/, where a file
+# missing from one lab's KERNELS would still be found as another lab's copy: in its own folder the
+# lab fails, and the test names the file to add to KERNELS (the arguments should make it load all
+# of its kernels). It reads what the lab loaded, not the wording of a log line.
 function(lab_kernels_beside_binary lab)
   # The same short run is each lab's check once installed (tests/install.cmake).
   string(JOIN " " quick ${ARGN})
@@ -176,18 +203,62 @@ function(lab_kernels_beside_binary lab)
   if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
     return()
   endif()
+  get_target_property(kernels ${lab} LAB_KERNELS)
+  if(NOT kernels)
+    message(FATAL_ERROR "lab_kernels_beside_binary(${lab}): add_lab(${lab}) lists no KERNELS")
+  endif()
+  string(JOIN "|" kernels ${kernels})  # a ';' would split the argument
   add_test(NAME ${lab}.kernels_beside_binary
-    COMMAND ${CMAKE_COMMAND} -P ${PROJECT_SOURCE_DIR}/tests/kernels_loaded.cmake --
+    COMMAND ${CMAKE_COMMAND} "-DKERNELS=${kernels}" -DSOURCE=${PROJECT_SOURCE_DIR}/kernels
+            -DWORK=${CMAKE_BINARY_DIR}/tests/kernels-alone/${lab}
+            -P ${PROJECT_SOURCE_DIR}/tests/kernels_loaded.cmake --
             $<TARGET_FILE:${lab}> ${ARGN} --json)
   lab_set_test_properties(${lab}.kernels_beside_binary lab)
 endfunction()
 
 # lab_test(LAB NAME args...): [lab] LAB.NAME runs the lab with the arguments; exit 0 passes.
+# With --json or --csv among them, the output is checked too (lab_output_test, no value checks).
 function(lab_test lab name)
   if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
     return()
   endif()
+  if("--json" IN_LIST ARGN OR "--csv" IN_LIST ARGN)
+    lab_output_test(${lab} ${name} ARGS ${ARGN})
+    return()
+  endif()
   add_test(NAME ${lab}.${name} COMMAND ${lab} ${ARGN})
+  lab_set_test_properties(${lab}.${name} lab)
+endfunction()
+
+# lab_output_test(LAB NAME [VARIANTS a|b|c] [EACH path=value...] [TOP path=value...]
+#                 ARGS args...): [lab] LAB.NAME runs the lab with the arguments (--json or --csv
+# among them) through tests/check_output.py: the output must parse, say passed, and hold rows
+# with the fields every row has, each PASSED (a CSV: one row per result of the same command's
+# --json); VARIANTS, the results in order; EACH, a value every result has at a dotted path
+# (size.m=20); TOP, a value of the JSON document (details.dtype=int). Check what the options
+# change. Skipped (77) without Python.
+function(lab_output_test lab name)
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 2 X "" "VARIANTS" "EACH;TOP;ARGS")
+  if(NOT Python3_Interpreter_FOUND)
+    _lab_skipped_test(${lab}.${name} lab "python3 not found: the output of ${lab} is not checked")
+    return()
+  endif()
+  set(checks --lab ${lab})
+  if(DEFINED X_VARIANTS)
+    list(APPEND checks "--variants=${X_VARIANTS}")
+  endif()
+  foreach(check IN LISTS X_EACH)
+    list(APPEND checks "--each=${check}")
+  endforeach()
+  foreach(check IN LISTS X_TOP)
+    list(APPEND checks "--top=${check}")
+  endforeach()
+  add_test(NAME ${lab}.${name}
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/check_output.py ${checks}
+            -- $<TARGET_FILE:${lab}> ${X_ARGS})
   lab_set_test_properties(${lab}.${name} lab)
 endfunction()
 
@@ -349,7 +420,7 @@ endfunction()
 # lab_error(LAB NAME EXIT code MATCH regex [MATCH regex...] [POCL_ONLY] [ENV VAR=set:VALUE...]
 #           ARGS args...): [errors] errors.LAB.NAME runs the lab with bad input on PoCL and asserts
 # the exit code and the message; errors.LAB.NAME.oclgrind does the same on Oclgrind's simulated
-# device, whose limits differ, unless POCL_ONLY (say why next to the call; such a case is left
+# device, whose limits differ (skipped without Oclgrind), unless POCL_ONLY (say why next to the call; such a case is left
 # out when -DLAB_TEST_PLATFORM pins the suite to another platform).
 function(lab_error lab name)
   if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
@@ -362,10 +433,14 @@ function(lab_error lab name)
   endif()
   _lab_expect(errors.${lab}.${name} errors ${X_EXIT} "${X_MATCH}" "${X_ENV}"
               $<TARGET_FILE:${lab}> ${X_ARGS})
-  if(NOT X_POCL_ONLY AND LAB_OCLGRIND_ICD)
+  if(X_POCL_ONLY)
+    return()
+  elseif(LAB_OCLGRIND_ICD)
     _lab_expect(errors.${lab}.${name}.oclgrind errors ${X_EXIT} "${X_MATCH}"
                 "${LAB_OCLGRIND_ICD};${X_ENV}"
                 $<TARGET_FILE:${lab}> ${X_ARGS})
+  else()
+    _lab_skipped_test(errors.${lab}.${name}.oclgrind errors "${LAB_NO_OCLGRIND_ICD}")
   endif()
 endfunction()
 
@@ -375,10 +450,15 @@ endfunction()
 # leaves that check out (say why next to the call). With EXPECT_REPORT the run uses KERNEL_FILE
 # (a path: a lab_planted_kernel file) and must print a report matching the regex and exit with
 # EXIT (Oclgrind never changes the exit code): proof that the checks catch what they claim to.
+# Without Oclgrind the test reports skipped.
 set(LAB_OCLGRIND_REPORTS
     "Invalid read;Invalid write;data race;Data race;divergence;Uninitialized value;Uninitialised value;runtime error detected")
 function(lab_oclgrind lab name)
-  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS) OR NOT OCLGRIND)
+  if(NOT (BUILD_TESTING AND LAB_BUILD_TESTS))
+    return()
+  endif()
+  if(NOT OCLGRIND)
+    _lab_skipped_test(oclgrind.${lab}.${name} oclgrind "${LAB_NO_OCLGRIND}")
     return()
   endif()
   cmake_parse_arguments(PARSE_ARGV 2 X "NO_UNINITIALIZED" "KERNEL_FILE;EXPECT_REPORT;EXIT" "ARGS")

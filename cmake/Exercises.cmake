@@ -137,8 +137,8 @@ endfunction()
 # exercise's grading command (its ARGS, as the handout and the skeleton print it) on KERNEL_FILE,
 # the exercise's kernel with one planted mistake (a lab_planted_kernel file), with the lab's
 # Oclgrind check on: the lab must exit 1 and print MATCH. For the mistakes a run on PoCL cannot
-# show (a missing barrier, an update that is not atomic), MATCH is Oclgrind's finding. Registered
-# where Oclgrind is installed; call it after the exercise's lab_exercise().
+# show (a missing barrier, an update that is not atomic), MATCH is Oclgrind's finding. Skipped
+# (77) where Oclgrind is not installed; call it after the exercise's lab_exercise().
 function(lab_exercise_plant lab name plant kernel_file)
   cmake_parse_arguments(PARSE_ARGV 4 X "" "MATCH" "")
   get_property(exercise GLOBAL PROPERTY LAB_EXERCISE_${lab}_${name})
@@ -147,6 +147,9 @@ function(lab_exercise_plant lab name plant kernel_file)
   endif()
   list(POP_FRONT exercise kernel)
   if(NOT OCLGRIND)
+    if(BUILD_TESTING AND LAB_BUILD_TESTS)
+      _lab_skipped_test(${lab}.plant.${name}.${plant} lab "${LAB_NO_OCLGRIND}")
+    endif()
     return()
   endif()
   lab_expect(${lab} plant.${name}.${plant} EXIT 1 MATCH "${X_MATCH}"

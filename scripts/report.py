@@ -64,9 +64,19 @@ def fail(message):
 # collect
 
 
-def powers(first, last, step=2):
-    """2^first, 2^(first+step), ... 2^last."""
-    return [2 ** e for e in range(first, last + 1, step)]
+SWEEP_SIZES = ROOT / "scripts" / "sweep_sizes.tsv"
+
+
+def sweep_sizes(lab, profile):
+    """The sizes LAB is swept over in PROFILE: the first matching row of scripts/sweep_sizes.tsv
+    (scripts/sweep.sh reads the same table)."""
+    for line in SWEEP_SIZES.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        labs, row_profile, sizes = line.split("\t")
+        if row_profile == profile and (labs == "*" or lab in labs.split(",")):
+            return [2 ** int(s[2:]) if s.startswith("2^") else int(s) for s in sizes.split()]
+    fail(f"{SWEEP_SIZES} has no sizes for {lab} in profile {profile}")
 
 
 def plans(profile):
@@ -76,11 +86,9 @@ def plans(profile):
     quick = profile == "quick"
     gpu = profile == "gpu"
     reps = ["--reps", "2", "--warmup", "1"] if quick else []
-    vector_sizes = powers(10, 14, 4) if quick else powers(18, 26) if gpu else powers(16, 24)
-    matrix_sizes = [32, 64] if quick else [512, 1024, 2048, 4096, 8192] if gpu else \
-        [128, 256, 512, 1024, 2048]
-    matmul_sizes = [16, 32] if quick else [256, 512, 1024, 2048, 4096] if gpu else \
-        [64, 128, 256, 512]
+    vector_sizes = sweep_sizes("vector_add", profile)  # the same for reduction, scan, histogram
+    matrix_sizes = sweep_sizes("transpose", profile)  # and coalescing
+    matmul_sizes = sweep_sizes("matmul", profile)
     matmul_n = "32" if quick else "4096" if gpu else "512"
     matrix_n = "64" if quick else "4096" if gpu else "1024"
     # The main run of scan and histogram: a GPU needs 2^26 elements to reach memory speed.
