@@ -430,7 +430,7 @@ REAL look_back_alone(volatile __global ulong* state, __global const REAL* in, co
 
 // One pass, decoupled look-back. The host zeroes state[] once, then numbers its launches 0, 1,
 // 2, ... (`launch`), so that no launch needs it zeroed again (a fill before every launch is one
-// more command and a gap: 7% of a 2^26-element scan on an H100).
+// more command, and the device idles in the gap between it and the scan).
 // - state[0] counts the tickets of every launch: each launch takes the same number, counted on
 //   from the last launch's. Tiles come from the ticket, not the group id, in the order groups
 //   start, so a group only ever waits for tiles taken by groups that started before it and that
