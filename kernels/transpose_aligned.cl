@@ -3,9 +3,10 @@
 // row k of B starts (k * height) % ALIGN elements past a boundary, so a tile's TILE-wide store
 // covers a piece of a memory sector at each end, and the neighbouring tile writes the rest of that
 // sector some time later. Partly written sectors are what make an odd-shaped transpose slow on a
-// GPU: the memory system reads each such sector, merges the piece in and writes it back, and
-// unaligned writes cost far more than unaligned reads (a height that is a multiple of ALIGN,
-// where only the reads are unaligned, comes much closer to the copy kernel). Here each row of B is cut at its own boundaries: the tile's piece of row k is
+// GPU: a sector written in two parts at different times costs the memory system more than one
+// written whole, and unaligned writes cost more than unaligned reads (with a height that is a
+// multiple of ALIGN, only the reads are unaligned, and the transpose comes much closer to the
+// copy kernel). Here each row of B is cut at its own boundaries: the tile's piece of row k is
 // shifted left by s = (k * height) % ALIGN, up to ALIGN - 1 columns of B (rows of A) before the
 // tile's own; the tile holds ALIGN rows of A above its own (the first is never read: a whole
 // number keeps the sizes simple).
