@@ -10,6 +10,9 @@
 // launch counts into hist, which the launch before it zeroed, and its group 0 zeroes next_hist
 // for the launch after. The host zeroes only the first launch's hist, once: a fill before every
 // launch would be one more command, and on a GPU a gap before the kernel.
+#ifndef BINS
+#define BINS 256  // number of bins
+#endif
 __kernel void histogram_global(const ulong n, __global const uint* keys, __global uint* hist,
                                __global uint* next_hist) {
   if (get_group_id(0) == 0) {  // zeroes the histogram the next launch counts into

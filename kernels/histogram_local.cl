@@ -4,6 +4,9 @@
 // The host builds with -D BINS=<number of bins>; a work-group of any size walks the keys a grid
 // apart, four at a time.
 // hist and next_hist: this launch's histogram and the next one's, as in histogram_global.cl.
+#ifndef BINS
+#define BINS 256  // number of bins
+#endif
 __kernel void histogram_local(const ulong n, __global const uint* keys, __global uint* hist,
                               __global uint* next_hist) {
   if (get_group_id(0) == 0) {  // zeroes the histogram the next launch counts into

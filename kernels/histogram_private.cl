@@ -4,6 +4,9 @@
 // The host builds with -D BINS=<number of bins, at most 64: a private array lives in registers,
 // or spills to slow memory>.
 // hist and next_hist: this launch's histogram and the next one's, as in histogram_global.cl.
+#ifndef BINS
+#define BINS 64  // number of bins (at most 64: each work-item keeps them all)
+#endif
 __kernel void histogram_private(const ulong n, __global const uint* keys, __global uint* hist,
                                 __global uint* next_hist) {
   if (get_group_id(0) == 0) {  // zeroes the histogram the next launch counts into

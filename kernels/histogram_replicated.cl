@@ -5,6 +5,12 @@
 // them up before one global atomic per bin. No sort, any number of bins that fits local memory.
 // The host builds with -D BINS=<bins> -D COPIES=<copies>.
 // hist and next_hist: this launch's histogram and the next one's, as in histogram_global.cl.
+#ifndef BINS
+#define BINS 256  // number of bins
+#endif
+#ifndef COPIES
+#define COPIES 4  // copies of the histogram per work-group
+#endif
 __kernel void histogram_replicated(const ulong n, __global const uint* keys,
                                    __global uint* hist, __global uint* next_hist) {
   if (get_group_id(0) == 0) {  // zeroes the histogram the next launch counts into

@@ -6,6 +6,9 @@
 // i + items, i + 2 items, ... (neighbouring work-items read neighbouring floats), and inputs at
 // or past n count as 0. out[i] = v[0] v[P-1] + v[1] v[P-2] + ... + v[P-1] v[0]. The NDRange is
 // padded to whole work-groups; padding work-items (i >= items) do nothing.
+#ifndef PRIVATE_SIZE
+#define PRIVATE_SIZE 16  // floats in each work-item's private array
+#endif
 __kernel void private_pairs(const ulong n, const ulong items, __global const float* x,
                             __global float* out) {
   const size_t i = get_global_id(0);

@@ -9,6 +9,18 @@
 // The element read from the a tile is the tile's transpose read as a TILE_DIM_X x TILE_DIM_Y
 // array, a[x][y] when the tile is square. Work-items outside the matrix (the NDRange is padded to
 // whole tiles) load 0 into the tile, write nothing, and still reach the barrier.
+#ifndef TILE_DIM_X
+#define TILE_DIM_X 16  // work-group columns, and columns of a tile
+#endif
+#ifndef TILE_DIM_Y
+#define TILE_DIM_Y 16  // work-group rows, and rows of a tile
+#endif
+#ifndef N
+#define N 4096  // columns of the matrices (the row length)
+#endif
+#ifndef M
+#define M 4096  // rows of the matrices
+#endif
 #ifndef BARRIER
 #define BARRIER 1
 #endif

@@ -4,6 +4,15 @@
 // out[i] = in[0] + ... + in[i] (inclusive) or in[0] + ... + in[i-1] (exclusive, EXCLUSIVE 1).
 // The host builds with -D REAL=float|int -D EXCLUSIVE=0|1 -D LOCAL=<work-group size, a power of
 // two>. Each work-group scans tiles of 2 * LOCAL elements, two per work-item.
+#ifndef REAL
+#define REAL float  // element type: float or int
+#endif
+#ifndef EXCLUSIVE
+#define EXCLUSIVE 0  // 1: exclusive scan (in[0] + ... + in[i-1]), 0: inclusive
+#endif
+#ifndef LOCAL
+#define LOCAL 64  // work-group size, a power of two
+#endif
 
 #define TILE (2 * LOCAL)
 

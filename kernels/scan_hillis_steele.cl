@@ -9,6 +9,15 @@
 // itself. That is LOCAL * log2(LOCAL) additions where a sequential loop does LOCAL: simple and
 // short, but not work-efficient. Two buffers, so that no work-item reads a value another is
 // overwriting in the same step.
+#ifndef REAL
+#define REAL float  // element type: float or int
+#endif
+#ifndef EXCLUSIVE
+#define EXCLUSIVE 0  // 1: exclusive scan (in[0] + ... + in[i-1]), 0: inclusive
+#endif
+#ifndef LOCAL
+#define LOCAL 64  // work-group size, a power of two
+#endif
 __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
 void scan_hillis_steele(const ulong n, __global const REAL* in, __global REAL* out) {
   __local REAL buffer[2][LOCAL];

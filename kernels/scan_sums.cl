@@ -7,6 +7,9 @@
 // it adds its chunk up, work-item 0 turns the L chunk totals into their prefix sums, and each
 // work-item walks its chunk again writing the running prefix. Few sums (one per tile of pass 1),
 // so a simple pass is fast enough.
+#ifndef REAL
+#define REAL float  // element type: float or int
+#endif
 __kernel void scan_sums(const ulong count, __global REAL* sums, __local REAL* chunk_before) {
   const uint t = get_local_id(0);
   const uint size = get_local_size(0);

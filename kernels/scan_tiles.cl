@@ -10,6 +10,41 @@
 // The host builds with -D REAL=float|int -D EXCLUSIVE=0|1 -D GROUP=<work-group size, a power of
 // two> -D PER_ITEM=<elements per work-item> -D VEC=<1, 2, 4, 8 or 16, dividing PER_ITEM>, and
 // launches work-groups of GROUP.
+// The readable steps come first in the ladder: scan_hillis_steele.cl (a work-group's scan, as in
+// scan_totals below) and scan_blelloch.cl (three passes over tiles, as 'registers' makes here).
+// scan_decoupled is the ladder's only one-pass kernel.
+//
+// Map of this file. Two shapes, chosen by the host from the device: GROUP > 1 (a GPU: a
+// work-group per tile, staged in local memory) and GROUP 1 (a CPU: a work-item alone per tile,
+// read twice from memory, no local memory).
+// - Both shapes: realv and its lane moves (SHIFT, UP2/4/8, LAST, EVERY_LANE_LAST); scan_pairs and
+//   scan_lanes, a vector's lanes scanned in registers.
+// - GROUP > 1: load_mine (the tile into local memory, coalesced, then each work-item's run into
+//   registers), scan_mine (the run scanned in registers), scan_totals (the work-items' totals
+//   scanned in local memory), prefix, keep_mine and write_tile (the prefix sums back out through
+//   local memory, coalesced); scan_tile puts the first four together. look_back: a group's
+//   look-back, WINDOW tiles at a time.
+// - GROUP 1: whole_vectors, sum_lanes, sum_rest and sum_run (the first read: the run's sum);
+//   scan_lanes_at, scan_vector and scan_run (the second read: its prefix sums, while the next
+//   run is summed); look_back_alone (a tile at a time, summing a late tile itself).
+// - The kernels: scan_registers_blocks and scan_registers_add (passes 1 and 3 of the variant
+//   'registers', scan_sums.cl between them); scan_decoupled (the variant 'decoupled': take a
+//   ticket, scan the tile, publish its total, look back, publish its prefix, write the tile).
+#ifndef REAL
+#define REAL float  // element type: float or int
+#endif
+#ifndef EXCLUSIVE
+#define EXCLUSIVE 0  // 1: exclusive scan (in[0] + ... + in[i-1]), 0: inclusive
+#endif
+#ifndef GROUP
+#define GROUP 256  // work-group size, a power of two (1: a CPU's work-item alone)
+#endif
+#ifndef PER_ITEM
+#define PER_ITEM 32  // elements per work-item
+#endif
+#ifndef VEC
+#define VEC 1  // elements added as one vector: 1, 2, 4, 8 or 16, dividing PER_ITEM
+#endif
 
 #define TILE (GROUP * PER_ITEM)
 #define VECS (PER_ITEM / VEC)  // vectors per work-item
@@ -430,7 +465,7 @@ REAL look_back_alone(volatile __global ulong* state, __global const REAL* in, co
 
 // One pass, decoupled look-back. The host zeroes state[] once, then numbers its launches 0, 1,
 // 2, ... (`launch`), so that no launch needs it zeroed again (a fill before every launch is one
-// more command and a gap: 7% of a 2^26-element scan on an H100).
+// more command, and the device idles in the gap between it and the scan).
 // - state[0] counts the tickets of every launch: each launch takes the same number, counted on
 //   from the last launch's. Tiles come from the ticket, not the group id, in the order groups
 //   start, so a group only ever waits for tiles taken by groups that started before it and that

@@ -3,8 +3,10 @@
 // row k of B starts (k * height) % ALIGN elements past a boundary, so a tile's TILE-wide store
 // covers a piece of a memory sector at each end, and the neighbouring tile writes the rest of that
 // sector some time later. Partly written sectors are what make an odd-shaped transpose slow on a
-// GPU (an H100: 68% of the copy kernel at 8193 x 8192, 93% at 8192 x 8193, where only the reads
-// are unaligned). Here each row of B is cut at its own boundaries: the tile's piece of row k is
+// GPU: a sector written in two parts at different times costs the memory system more than one
+// written whole, and unaligned writes cost more than unaligned reads (with a height that is a
+// multiple of ALIGN, only the reads are unaligned, and the transpose comes much closer to the
+// copy kernel). Here each row of B is cut at its own boundaries: the tile's piece of row k is
 // shifted left by s = (k * height) % ALIGN, up to ALIGN - 1 columns of B (rows of A) before the
 // tile's own; the tile holds ALIGN rows of A above its own (the first is never read: a whole
 // number keeps the sizes simple).
@@ -41,8 +43,8 @@ __kernel __attribute__((reqd_work_group_size(TILE, STEP, 1))) void transpose_ali
   const int tj = get_local_id(0), ti = get_local_id(1);
   // Tiles go down A's columns first: a GPU starts work-groups in the order of their linear id
   // (dimension 0 fastest), so the group before this one moved the tile above it (the ALIGN rows
-  // this tile reads again are fresh in L2) and wrote the pieces of B's rows just left of its own.
-  // On an H200 at 8191 x 8193: 91.7-91.8% of the copy kernel against 88.3-88.4% across rows.
+  // this tile reads again are fresh in L2) and wrote the pieces of B's rows just left of its own,
+  // so the sectors the two share are still in L2 when this group writes its part of them.
   const int across = get_num_groups(0), down = get_num_groups(1);
   const int id = get_group_id(1) * across + get_group_id(0);
   const int column = id / down;  // of tiles

@@ -51,12 +51,19 @@ std::vector<lab::Tunable> tunables() {
                     {0, 1}, lab::kGrowsNothing);
   edges.choices({"checks", "pad"});
   edges.define = false;  // the host's choice: the padded run builds the kernel with EXACT=1
+  // More than 16x16 accumulators per work-item fit no device's registers.
+  auto wpt = knob("WPT", "--wpt", "regtile_simple: WPTxWPT elements of C per work-item", {2, 4, 8},
+                  lab::kGrowsNothing);
+  wpt.max = 16;
   return {
       local_2d,
       local_1d,
       knob("TS", "--ts", "tiled: tile side TS (work-group TSxTS)", {4, 8, 16, 32},
            kGrowsGroup | kGrowsLocal),
       kmax,
+      knob("BLOCK", "--block", "regtile_simple: BLOCKxBLOCK block of C per work-group",
+           {16, 32, 64, 128}, kGrowsGroup | kGrowsLocal),
+      wpt,
       knob("TSM", "--regtile", "rows of C per work-group", {32, 64, 128, 256},
            kGrowsGroup | kGrowsLocal, 0),
       knob("TSN", "--regtile", "columns of C per work-group", {8, 16, 24, 32, 48, 64, 128},
@@ -139,7 +146,7 @@ Family make_family() {
   }
   // The row variants: one work-item per row of C; the last two hold a row in arrays of KMAX.
   // (Room for every row first: the references below stay valid.)
-  f.variants.reserve(8);
+  f.variants.reserve(9);
   const auto row_per_item = [&f](const char* name, const char* summary,
                                  std::vector<std::string> uses) -> Variant& {
     f.variants.push_back(row(name, summary, std::move(uses)));
@@ -171,6 +178,28 @@ Family make_family() {
     return 2 * t.whole("TS") * t.whole("TS") * element;  // Asub and Bsub
   };
   f.variants.push_back(tiled);
+
+  Variant simple = row("regtile_simple", "WPTxWPT elements of C per work-item from local tiles",
+                       {"BLOCK", "WPT"});
+  simple.fits = [](const Dims&, const Tuning& t) -> std::string {
+    if (t["BLOCK"] % t["WPT"] == 0) return "";
+    return "regtile_simple gives every work-item WPT x WPT elements of a BLOCK x BLOCK block, and "
+           "--block " +
+           std::to_string(t["BLOCK"]) + " is not a multiple of --wpt " + std::to_string(t["WPT"]) +
+           ": choose a BLOCK that WPT divides";
+  };
+  simple.plan = [](const Dims& d, const Tuning& t) -> lab::NDRangePlan {
+    const std::uint64_t block = t.whole("BLOCK"), rts = block / t.whole("WPT");
+    return {{lab::ceil_div(d.N, block) * rts, lab::ceil_div(d.M, block) * rts}, {rts, rts}};
+  };
+  simple.covers = [](const Dims& d, const Tuning& t) -> Sizes {
+    const std::uint64_t block = t.whole("BLOCK");
+    return {lab::round_up(d.M, block), lab::round_up(d.N, block), lab::round_up(d.K, block)};
+  };
+  simple.local_bytes = [](const Tuning& t, std::size_t element) {
+    return 2 * t.whole("BLOCK") * t.whole("BLOCK") * element;  // Asub and Bsub
+  };
+  f.variants.push_back(simple);
 
   Variant regtiled = row("regtiled", "WPTMxWPTN elements of C per work-item in registers",
                          {"TSM", "TSN", "TSK", "WPTM", "WPTN", "VWN", "STAGE", "EDGES"});
@@ -263,8 +292,15 @@ Tuning default_tuning(const cl::Device& device) {
   // copies cost O(n^2) against the kernel's O(n^3), and the exact kernel keeps whole vectors. On
   // an H100 at 4095x4097x4093: checks 29.4 TFLOP/s, pad 42.6. On PoCL (2-core AMD EPYC VM,
   // AVX-512) at 1023x1025x1021: checks 60 GFLOP/s, pad 458, against 420 at 1024.
-  const Tuning t =
-      Tuning().with({{"LOCAL_2D", 16}, {"LOCAL_1D", 64}, {"TS", 16}, {"KMAX", 1024}, {"EDGES", 1}});
+  // regtile_simple: 64x64 blocks, 4x4 elements per work-item in 16x16 work-groups, two tiles of
+  // 16 KiB each, on every device.
+  const Tuning t = Tuning().with({{"LOCAL_2D", 16},
+                                  {"LOCAL_1D", 64},
+                                  {"TS", 16},
+                                  {"KMAX", 1024},
+                                  {"BLOCK", 64},
+                                  {"WPT", 4},
+                                  {"EDGES", 1}});
   const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
   if (gpu) {
     // A 16x8 work-group computes a 128x128 block of C, 16x8 elements per work-item, with slices

@@ -30,9 +30,10 @@ struct Dims {
 // the tunables it uses, by the kernel's macro names:
 //   LOCAL_2D (naive: LOCAL_2D x LOCAL_2D work-groups) and LOCAL_1D (the row variants), both --local
 //   TS (tiled: tile side, --ts), KMAX (row_private, row_local: capacity of a row, --kmax)
+//   BLOCK, WPT (regtile_simple: block of C per work-group, --block; elements per work-item, --wpt)
 //   TSM, TSN, TSK, WPTM, WPTN, VWN (regtiled, --regtile) and STAGE (regtiled, --staging)
 // The rows, in order: "sequential" (the host loop), "naive_global", "naive", "row",
-// "row_private", "row_local", "tiled", "regtiled".
+// "row_private", "row_local", "tiled", "regtile_simple", "regtiled".
 using Family = lab::Family<Dims>;
 using Variant = lab::Variant<Dims>;
 const Family& family();

@@ -161,13 +161,26 @@ TEST(DivergentBarrier, FindsBarriersInBranchesAndAfterEarlyReturns) {
                                    "__kernel void k() { barrier(CLK_LOCAL_MEM_FENCE); }\n"),
             "");
 
-  for (const char* file :
-       {"vector_add.cl", "vector_copy.cl", "work_items_record.cl", "matmul_naive_global.cl",
-        "matmul_naive.cl", "matmul_row.cl", "matmul_row_private.cl", "matmul_row_local.cl",
-        "matmul_tiled.cl", "matmul_regtiled.cl", "reduction_single.cl", "reduction_local_single.cl",
-        "reduction_interleaved.cl", "reduction_interleaved_strided.cl", "reduction_sequential.cl",
-        "reduction_first_add.cl", "reduction_multi.cl", "reduction_atomic.cl",
-        "reduction_finish.cl"}) {
+  for (const char* file : {"vector_add.cl",
+                           "vector_copy.cl",
+                           "work_items_record.cl",
+                           "matmul_naive_global.cl",
+                           "matmul_naive.cl",
+                           "matmul_row.cl",
+                           "matmul_row_private.cl",
+                           "matmul_row_local.cl",
+                           "matmul_tiled.cl",
+                           "matmul_regtile_simple.cl",
+                           "matmul_regtiled.cl",
+                           "reduction_single.cl",
+                           "reduction_local_single.cl",
+                           "reduction_interleaved.cl",
+                           "reduction_interleaved_strided.cl",
+                           "reduction_sequential.cl",
+                           "reduction_first_add.cl",
+                           "reduction_multi.cl",
+                           "reduction_atomic.cl",
+                           "reduction_finish.cl"}) {
     std::ifstream in(test::kernel_dir() + "/" + file);
     const std::string source((std::istreambuf_iterator<char>(in)),
                              std::istreambuf_iterator<char>());

@@ -136,6 +136,8 @@ TEST(Variants, MatmulKernelsExistAndDefineTheirKernels) {
   // The other regtiled shape and other tiles, so the declared local memory is checked for both.
   const lab::Tuning other = defaults.with({{"TS", 8},
                                            {"KMAX", 300},
+                                           {"BLOCK", 32},
+                                           {"WPT", 2},
                                            {"TSM", 32},
                                            {"TSN", 32},
                                            {"TSK", 8},
@@ -205,8 +207,9 @@ TEST(Variants, UnknownNamesListTheTable) {
     matmul::family().variant("fastest");
     FAIL() << "no error";
   } catch (const lab::UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("choose sequential, naive_global, naive, row, "
-                                         "row_private, row_local, tiled, regtiled or all"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "choose sequential, naive_global, naive, row, "
+                  "row_private, row_local, tiled, regtile_simple, regtiled or all"),
               std::string::npos)
         << e.what();
   }
