@@ -1,5 +1,6 @@
-// events.hpp: the events lab's demos (one function per part), the user-event gate that holds a
-// command back, the checks on profiling timestamps, and the report of one row per part.
+// events.hpp: what the events lab's main.cpp sees: the setup every part reads, the seven parts
+// (one file each), the row each part fills in, and the report of one row per part. What the parts
+// share among themselves is in bench.hpp.
 #pragma once
 
 #include "lab/lab.hpp"
@@ -15,10 +16,6 @@
 #include <vector>
 
 namespace events {
-
-// The parts in the order the course notes meet them, each building the busy kernel (the one
-// --kernel-file replaces) and the combining one.
-std::vector<lab::Part> parts();
 
 // The two kernels of the lab, built for one device of a context.
 struct Kernels {
@@ -45,20 +42,6 @@ struct Setup {
   std::ostream* err = nullptr;  // failure sentences and mismatch lines
 };
 
-// The busy kernel's time (seconds, the median of 3 launches on the lab's in-order queue) at the
-// run's size and work.
-double time_busy_kernel(const Setup& setup);
-
-// The default hold: 4 times the busy kernel's time, at least 30 ms, so that a kernel enqueued
-// beside a held one has surely ended before the user event opens.
-int default_hold_ms(double busy_s);
-
-// The host's reference of events_busy and events_combine, computed the same way.
-lab::HostVector<cl_uint> busy_reference(const lab::HostVector<cl_uint>& in, cl_uint work,
-                                        cl_uint salt);
-lab::HostVector<cl_uint> combine_reference(const lab::HostVector<cl_uint>& a,
-                                           const lab::HostVector<cl_uint>& b);
-
 enum class Status { passed, failed, skipped };
 
 // One row of the report.
@@ -75,10 +58,22 @@ struct PartResult {
   nlohmann::json details = nlohmann::json::object();  // timestamps of the last round
 };
 
-// Runs one part (a name from parts()) `--reps` times, checking every
-// ordering it claims in every round. A device that lacks what the part needs gives a skipped
-// row whose reason says what is missing.
-PartResult run_part(const std::string& part, Setup& setup);
+// A part that cannot run on this device, and why: a part throws it before its first command.
+struct Skipped {
+  std::string reason;
+};
+
+// The seven parts, in the order the course notes meet them (main.cpp lists them). Each runs its
+// commands `--reps` times, checking every ordering it claims and every element of every result
+// in every round, and fills in `result` (all but its part and status); each throws Skipped when
+// the device lacks what it needs.
+void wait_list(Setup& setup, PartResult& result);       // wait_list.cpp
+void out_of_order(Setup& setup, PartResult& result);    // out_of_order.cpp
+void marker_barrier(Setup& setup, PartResult& result);  // marker_barrier.cpp
+void callbacks(Setup& setup, PartResult& result);       // callbacks.cpp
+void user_event(Setup& setup, PartResult& result);      // user_event.cpp
+void two_queues(Setup& setup, PartResult& result);      // two_queues.cpp
+void sub_devices(Setup& setup, PartResult& result);     // sub_devices.cpp
 
 // Prints the rows as a table (part, what was checked, what was measured, status), or as JSON,
 // CSV or --summary lines, with the failures and skip reasons.

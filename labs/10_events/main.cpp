@@ -1,6 +1,7 @@
 // events: synchronisation between OpenCL commands with events (wait lists, in-order and
 // out-of-order queues, markers and barriers, callbacks, user events, two queues, sub-devices),
 // every ordering checked from the commands' profiling timestamps.
+#include "bench.hpp"
 #include "events.hpp"
 
 #include "lab/lab.hpp"
@@ -8,6 +9,47 @@
 #include <iostream>
 
 namespace {
+
+// The parts, in the order the course notes meet them, each in a file of its name. Every part
+// builds the busy kernel (the one --kernel-file replaces) and the combining one.
+struct Demo {
+  const char* name;
+  void (*run)(events::Setup& setup, events::PartResult& result);
+};
+const Demo kDemos[] = {
+    {"wait_list", events::wait_list},            // a kernel waits on two others' events
+    {"out_of_order", events::out_of_order},      // in-order and out-of-order queues
+    {"marker_barrier", events::marker_barrier},  // a barrier and a marker
+    {"callbacks", events::callbacks},            // callbacks on a kernel's event
+    {"user_event", events::user_event},          // a user event holds a kernel back
+    {"two_queues", events::two_queues},          // an event orders commands of two queues
+    {"sub_devices", events::sub_devices},        // the same across two sub-devices
+};
+
+std::vector<lab::Part> part_table() {
+  std::vector<lab::Part> table;
+  for (const Demo& demo : kDemos) {
+    table.push_back({demo.name, "events_busy.cl", {"events_combine.cl"}});
+  }
+  return table;
+}
+
+// Runs one part: its row, passed or failed by its checks, or skipped with the reason the device
+// gave.
+events::PartResult run_part(const Demo& demo, events::Setup& setup) {
+  events::PartResult result;
+  try {
+    demo.run(setup, result);
+  } catch (const events::Skipped& skipped) {
+    result.status = events::Status::skipped;
+    result.reason = skipped.reason;
+  }
+  result.part = demo.name;
+  if (result.status != events::Status::skipped) {
+    result.status = result.failures.empty() ? events::Status::passed : events::Status::failed;
+  }
+  return result;
+}
 
 // --wait-on "k1,k2", "k1", "k2" or "none": the events kernel 3 of wait_list waits for.
 void parse_wait_on(const std::string& text, events::Setup& setup) {
@@ -77,7 +119,7 @@ int main(int argc, char** argv) {
         events::Setup setup;
         std::uint64_t n = 1 << 16, work = 200, hold = 0;
         std::string wait_on = "k1,k2";
-        lab::Parts parts(cli, events::parts(), "Which demo");
+        lab::Parts parts(cli, part_table(), "Which demo");
         cli.add_text("--wait-on", wait_on,
                      "Events kernel 3 of wait_list waits on: k1,k2 (default), k1, k2 or none");
         cli.add_size("-n,--size", n, "Elements per kernel (default 2^16)");
@@ -108,7 +150,8 @@ int main(int argc, char** argv) {
         lab::check_memory(env, n * sizeof(cl_uint), 8, 8, "-n");
 
         // 3. Host data: one random input; each part computes its references with
-        //    events::busy_reference and combine_reference, the kernels' arithmetic on the host
+        //    events::busy_reference and combine_reference (bench.hpp), the kernels' arithmetic on
+        //    the host
         setup.input = lab::random_vector<cl_uint>(n, lab::derive_seed(opt.seed, 0), 0u, ~0u);
 
         // 4. Buffers: each part makes its own, outputs filled with 0xdeadbeef until written
@@ -129,10 +172,10 @@ int main(int argc, char** argv) {
         // 6-7. Run and verify: each part checks its orderings in every round and every element
         //      of every result, and prints why when one is broken
         std::vector<events::PartResult> rows;
-        for (const lab::Part& each : parts.table()) {
-          const std::string& name = each.name;
+        for (const Demo& demo : kDemos) {
+          const std::string name = demo.name;
           if (!parts.runs(name)) continue;
-          events::PartResult row = events::run_part(name, setup);
+          events::PartResult row = run_part(demo, setup);
           if (row.status == events::Status::skipped && parts.chosen() != "all") {
             throw lab::SkipError(name + " cannot run on " + env.device_name() + ": " + row.reason);
           }
