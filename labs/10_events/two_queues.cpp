@@ -56,8 +56,12 @@ void two_queue_demo(Setup& setup, const QueuePair& pair, PartResult& result) {
     cl::Event producer, consumer;
     {
       Gate gate(pair.context);
-      producer = bench.busy(pair.kernels_a, pair.a, kSaltK3, p, {gate.event()});
-      consumer = bench.combine(pair.kernels_b, pair.b, p, y, c, {producer});
+      const std::vector<cl::Event> gated = {gate.event()};
+      pair.a.enqueueNDRangeKernel(bench.busy_kernel(pair.kernels_a, kSaltK3, p), cl::NullRange,
+                                  bench.range(), cl::NullRange, &gated, &producer);
+      const std::vector<cl::Event> after_producer = {producer};
+      pair.b.enqueueNDRangeKernel(bench.combine_kernel(pair.kernels_b, p, y, c), cl::NullRange,
+                                  bench.range(), cl::NullRange, &after_producer, &consumer);
       gate.open_after(setup.hold_ms);
       pair.a.flush();
       pair.b.flush();

@@ -17,7 +17,10 @@ void user_event(Setup& setup, PartResult& result) {
     cl::Event kernel;
     {
       Gate gate(setup.env->context);
-      kernel = bench.busy(setup.kernels, queue, kSaltK1, out, {gate.event()});
+      // The kernel's wait list names the user event: it cannot start before the host sets it.
+      const std::vector<cl::Event> gated = {gate.event()};
+      queue.enqueueNDRangeKernel(bench.busy_kernel(setup.kernels, kSaltK1, out), cl::NullRange,
+                                 bench.range(), cl::NullRange, &gated, &kernel);
       gate.open_after(setup.hold_ms);
       queue.flush();
       sleep_half(setup.hold_ms);
