@@ -34,6 +34,8 @@ constexpr const char* kKernelFile = "peak_fma.cl";
 // second. The best of kReps launches is the peak (a run slowed by another process is not).
 constexpr double kLaunchSeconds = 0.004;
 constexpr int kReps = 40;
+// Measurements made at most when a kernel has just run faster than the cached peak.
+constexpr int kAttempts = 3;
 
 bool remeasure_asked() {
   const char* value = std::getenv("LAB_PEAK_REMEASURE");
@@ -237,7 +239,12 @@ Fp32Peak fp32_peak(Env& env, const Options& options, std::ostream& out, double a
   if (cached && cached->gflops >= at_least) return *cached;
   Fp32Peak peak;
   try {
+    // Below a rate a kernel has just reached, the device is still busy: up to kAttempts tries.
     peak = measure(env, options, out);
+    for (int attempt = 1; attempt < kAttempts && peak.gflops < at_least; ++attempt) {
+      const Fp32Peak again = measure(env, options, out);
+      if (again.gflops > peak.gflops) peak = again;
+    }
   } catch (const std::exception& error) {
     // The peak is a yardstick, not the lab's work: without it the rows go unrated, not failed.
     std::cerr << "note: the FP32 peak could not be measured (" << error.what()

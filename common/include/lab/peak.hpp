@@ -27,9 +27,10 @@ std::string peak_cache_path();
 // that cannot be read or written is not an error: the peak is then measured on every run.
 // LAB_PEAK_REMEASURE (set, and not "0") measures again and replaces the cached value.
 // `at_least`: a rate a kernel has just reached on this device. A cached peak below it was
-// measured while something else used the device: it is measured again and the higher of the
-// two kept (and cached), so that a busy moment does not leave a ceiling below what kernels reach.
-// Oclgrind simulates a device: no peak there (gflops 0). -v prints the launches to `out`.
+// measured while something else used the device: it is measured again (up to 3 times while
+// below `at_least`) and the highest kept (and cached), so that a busy moment does not leave a
+// ceiling below what kernels reach. Oclgrind simulates a device: no peak there (gflops 0). -v
+// prints the launches to `out`.
 Fp32Peak fp32_peak(Env& env, const Options& options, std::ostream& out, double at_least = 0);
 
 // The cached peak of `device`, without measuring; nullopt when the cache holds none (or the
