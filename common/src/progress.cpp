@@ -108,12 +108,15 @@ void Progress::tick() {
     return;
   }
   do {
+    // (steps_mutex is never taken while holding mutex_: note() takes them the other way round)
+    lock.unlock();
     bool innermost;
     {
       const std::lock_guard<std::mutex> steps_lock(steps_mutex);
       innermost = !steps.empty() && steps.back() == this;
     }
-    if (innermost) draw();
+    lock.lock();
+    if (innermost && !stop_) draw();
   } while (!wake_.wait_for(lock, period, [this] { return stop_; }));
   if (shown_ && terminal) std::cerr << "\r\033[K" << std::flush;  // the line goes with the step
 }

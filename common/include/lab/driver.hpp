@@ -165,9 +165,12 @@ class VariantDriver {
       const Row& row = *rows_[i];
       const Stage stage{options, cli_.out(), std::cerr, false};
       // On stderr while it lasts, when long (lab/progress.hpp): "matmul: naive (2 of 8), run 3
-      // of 10, 14 s".
-      const Progress progress(cli_.name() + ": " + row.name + " (" + std::to_string(i + 1) +
-                              " of " + std::to_string(rows_.size()) + ")");
+      // of 10, 14 s". Not under --tune, whose search prints each candidate on stderr itself.
+      std::optional<Progress> progress;
+      if (!tuner_.searching()) {
+        progress.emplace(cli_.name() + ": " + row.name + " (" + std::to_string(i + 1) + " of " +
+                         std::to_string(rows_.size()) + ")");
+      }
       if (row.kernel_file.empty()) {
         const std::optional<Result> result(run(row, Tuning(), stage));
         if (result) results.push_back(*result);
