@@ -15,7 +15,7 @@
 #define VW 1  // floats per chain: 1 (a GPU lane) or 2, 4, 8, 16 (a CPU's SIMD register)
 #endif
 #ifndef CHAINS
-#define CHAINS 8  // independent fma chains per work-item: 8 (GPU), 16 (CPU)
+#define CHAINS 16  // independent fma chains per work-item
 #endif
 #ifndef ITERS
 #define ITERS 256  // steps of every chain per repeat

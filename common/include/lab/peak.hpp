@@ -37,17 +37,15 @@ Fp32Peak fp32_peak(Env& env, const Options& options, std::ostream& out, double a
 // kernel file cannot be found).
 std::optional<Fp32Peak> cached_fp32_peak(const cl::Device& device, const Options& options);
 
-// The launch shape fp32_peak uses, from the device's properties (exposed for the unit tests): a
-// CPU runs chains as wide as the SIMD registers its kernels are compiled for, half as many
-// chains as it has registers; a GPU one float per chain, 8 chains, and 8 full work-groups' worth
-// of work-items per compute unit (several waves of every SM or CU).
+// The launch shape fp32_peak uses, from the device's properties: a CPU runs chains as wide as
+// the SIMD registers its kernels are compiled for, half as many chains as it has registers; a
+// GPU 16 chains of one float and 8192 work-items per compute unit (several waves of every SM).
 struct PeakShape {
   int vector_width = 1;     // VW
-  int chains = 8;           // CHAINS
+  int chains = 16;          // CHAINS
   int iters = 256;          // ITERS
   std::uint64_t local = 0;  // work-group size
   std::uint64_t global = 0;
-  double flops_per_repeat() const;  // 2 * VW * CHAINS * ITERS * global
 };
 PeakShape peak_shape(const cl::Device& device);
 
