@@ -45,6 +45,13 @@ set(LAB_TEST_ENVIRONMENT
     # Tests never read or write the user's tuning cache: this file is never written (the tuning
     # tests give their own).
     "LAB_TUNING_CACHE=set:${CMAKE_BINARY_DIR}/tests/no-tuning-cache/tuning.json"
+    # nor the user's peak cache: the suite measures the FP32 peak once into its own (the peak
+    # tests give theirs), and LAB_PEAK_REMEASURE from the shell does not slow every test down.
+    "LAB_PEAK_CACHE=set:${CMAKE_BINARY_DIR}/tests/peak-cache/peak.json"
+    "LAB_PEAK_REMEASURE=unset:"
+    # Progress lines (stderr, off unless a terminal) and the host-time limit as the suite sets them.
+    "LAB_PROGRESS=unset:"
+    "LAB_HOST_TIME_LIMIT=unset:"
     "POCL_CACHE_DIR=set:${LAB_POCL_CACHE_DIR}")
 
 # The second device of the [errors] cases: Oclgrind's simulator, whose local memory and

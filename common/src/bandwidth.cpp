@@ -4,6 +4,7 @@
 #include "lab/data.hpp"
 #include "lab/ndrange.hpp"
 #include "lab/program.hpp"
+#include "lab/progress.hpp"
 #include "lab/report.hpp"
 #include "lab/timing.hpp"
 #include "lab/verify.hpp"
@@ -49,6 +50,8 @@ std::function<void()> cache_flush(Env& env, const Program& program, double bytes
 CopyBaseline measure_copy(Env& env, const Options& options, std::uint64_t n, std::uint64_t local,
                           std::ostream& out, CopyMemory memory) {
   const std::uint64_t bytes = n * sizeof(float);
+  // On stderr while it lasts, when long (lab/progress.hpp): "copy kernel, run 2 of 10, 14 s".
+  const Progress progress("copy kernel");
   // (shared: with host memory the buffers use the arrays, which must outlive every launch)
   const bool host = memory == CopyMemory::host;
   const auto source =

@@ -1,6 +1,7 @@
 // timing.cpp: event durations and simple statistics.
 #include "lab/timing.hpp"
 
+#include "lab/progress.hpp"
 #include "lab/trace.hpp"
 
 #include <algorithm>
@@ -68,6 +69,7 @@ Timing repeat(int warmup, int reps, const std::function<double(bool, int)>& run,
     }
   };
   for (int i = 0; i < warmup && !long_run; ++i) {
+    Progress::note("warm-up " + std::to_string(i + 1) + " of " + std::to_string(warmup));
     settle_before_run();
     const double seconds = run(false, i);
     // The first run may set things up (a library compiling its kernels): it is timed apart and
@@ -81,6 +83,7 @@ Timing repeat(int warmup, int reps, const std::function<double(bool, int)>& run,
     ++timing.warmup;
   }
   for (int i = 0; i < reps; ++i) {
+    Progress::note("run " + std::to_string(i + 1) + " of " + std::to_string(reps));
     settle_before_run();
     timing.seconds.push_back(run(true, i));
     seen(timing.seconds.back());

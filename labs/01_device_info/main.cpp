@@ -1,6 +1,7 @@
 // device_info: every OpenCL platform and device, with the limits that shape a kernel launch.
 #include "lab/lab.hpp"
 
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 
@@ -97,6 +98,11 @@ void print_device(const json& d, std::ostream& out) {
       {"Max work-item sizes", items},
       {"Preferred vector widths", widths},
       {"Double precision (fp64)", d["fp64"].get<bool>() ? "yes" : "no"},
+      {"FP32 peak (measured)",
+       d["fp32_peak_gflops"].is_number()
+           ? std::to_string(std::lround(d["fp32_peak_gflops"].get<double>())) +
+                 " GFLOP/s (cached by matmul, which measures it)"
+           : "not measured yet: matmul measures it on its first run"},
       {"Timer resolution",
        std::to_string(d["profiling_timer_resolution_ns"].get<std::size_t>()) + " ns"},
       {"Image support", d["image_support"].get<bool>() ? "yes" : "no"},
@@ -140,6 +146,10 @@ int main(int argc, char** argv) {
             if (entry.platform_index != index) continue;
             json device = device_facts(entry.device);
             device["index"] = entry.index;
+            // The FP32 peak a lab measured on this device (lab/peak.hpp), if one has: device_info
+            // itself runs no kernel.
+            const auto peak = lab::cached_fp32_peak(entry.device, opt);
+            device["fp32_peak_gflops"] = peak ? json(peak->gflops) : json(nullptr);
             cli.out() << "  Device " << entry.index << " (-p " << entry.platform_index << " -d "
                       << entry.device_index << "): " << device["name"].get<std::string>() << "\n";
             print_device(device, cli.out());

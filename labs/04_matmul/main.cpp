@@ -22,8 +22,7 @@ struct Settings {
 
 template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dims,
-        const lab::TuningOptions& tuning_options, const lab::Tuning& defaults,
-        const matmul::Peak& peak) {
+        const lab::TuningOptions& tuning_options, const lab::Tuning& defaults, matmul::Peak peak) {
   const auto& opt = cli.options();
   // 3. Host data and the reference (in double, on every host core)
   const auto reference_start = std::chrono::steady_clock::now();
@@ -75,6 +74,20 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   }
   turns.reset();
   matmul::note_against_openblas(rows);
+  // A row faster than the measured peak shows that the peak was measured while something else
+  // used the device: lab::fp32_peak measures it again and keeps (and caches) the higher.
+  double fastest = 0;
+  for (const auto& row : rows) {
+    if (row.reference && row.reference->name == peak.name) fastest = std::max(fastest, row.rate);
+  }
+  if (peak.name == "FP32 peak (measured)" && fastest > peak.gflops) {
+    const lab::Fp32Peak again = lab::fp32_peak(env, opt, cli.out(), fastest);
+    peak.gflops = again.gflops;
+    peak.how = again.how;
+    for (auto& row : rows) {
+      if (row.reference && row.reference->name == peak.name) matmul::rate_against_peak(row, peak);
+    }
+  }
 
   // 8. Report, with the speed-up over naive when it ran
   const auto naive = std::find_if(rows.begin(), rows.end(),
@@ -123,7 +136,8 @@ int main(int argc, char** argv) {
         // table. Bounds no device reaches are usage errors; smaller values that a device cannot
         // run are refused before launch with its limit.
         lab::TuningOptions tuning_options(cli, matmul::family().tunables);
-        cli.add_positive("--peak", s.peak, "FP32 peak in GFLOP/s (default: an estimate)", 1e-3,
+        cli.add_positive("--peak", s.peak,
+                         "FP32 peak in GFLOP/s (default: measured on the device, cached)", 1e-3,
                          1e9);
         cli.add_flag("--peers", s.peers,
                      "Also time OpenBLAS (host) and CLBlast (device) SGEMM, when installed");
@@ -142,6 +156,8 @@ int main(int argc, char** argv) {
               "matrices of more than 2^31 elements are not supported (the kernels "
               "index with int): choose smaller sizes");
         }
+        // A size whose host reference alone would take hours is refused before any work.
+        matmul::check_reference_time(dims);
         lab::check_kernel_options(opt, matmul::family(), s.variant);
         lab::check_tunables_used(tuning_options, matmul::family(), s.variant, lab::notes());
         if (!opt.kernel_file.empty() && s.variant != "all" &&
@@ -154,8 +170,15 @@ int main(int argc, char** argv) {
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
         const lab::Tuning defaults = matmul::default_tuning(env.device);
-        matmul::Peak peak = matmul::estimate_fp32_peak(env.device);
-        if (s.peak > 0) peak = {s.peak, "given with --peak"};
+        //    The FP32 peak float rows are rated against: --peak, else measured on the device by
+        //    kernels/peak_fma.cl (once: the result is cached, lab/peak.hpp)
+        matmul::Peak peak{s.peak, "given with --peak", "FP32 peak (given)"};
+        if (s.peak == 0 && s.dtype == "float") {
+          const lab::Fp32Peak measured = lab::fp32_peak(env, opt, cli.out());
+          peak = {measured.gflops, measured.how, "FP32 peak (measured)"};
+        } else if (s.peak == 0) {
+          peak.how = "none: int rows are not rated against the FP32 peak";
+        }
         const std::size_t element = 4;  // float and int
         lab::check_memory(env, largest * element, 3, 5, "size");
         cli.out() << "C = A·B, " << dims.text() << ", " << s.dtype << "\n";

@@ -314,30 +314,4 @@ Tuning default_tuning(const cl::Device& device) {
                  {"STAGE", 0}});
 }
 
-Peak estimate_fp32_peak(const cl::Device& device) {
-  const double units = device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
-  const double mhz = device.getInfo<CL_DEVICE_MAX_CLOCK_FREQUENCY>();
-  const std::string vendor = device.getInfo<CL_DEVICE_VENDOR>();
-  double lanes;
-  std::string why;
-  if (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) {
-    // FP32 lanes per compute unit are not an OpenCL query: 128 per SM on recent NVIDIA GPUs,
-    // 64 per CU on AMD and others.
-    lanes = vendor.find("NVIDIA") != std::string::npos ? 128 : 64;
-    why = "lanes per compute unit assumed";
-  } else {
-    // A CPU core: two FMA units as wide as the vector registers PoCL compiles for.
-    const lab::SimdUnit simd = lab::cpu_simd_unit(device);
-    lanes = 2.0 * simd.float_lanes;
-    why = "2 FMA units x " + std::to_string(simd.float_lanes) + " floats, " + simd.isa;
-  }
-  Peak peak;
-  peak.gflops = units * mhz / 1000.0 * lanes * 2.0;
-  char text[160];
-  std::snprintf(text, sizeof text, "estimate: %.0f CUs x %.0f MHz x %.0f lanes (%s) x 2 (FMA)",
-                units, mhz, lanes, why.c_str());
-  peak.how = text;
-  return peak;
-}
-
 }  // namespace matmul

@@ -49,12 +49,13 @@ lab::KernelSignature signature(const std::string& real);
 // blocks that stay in its caches win (see the handout).
 lab::Tuning default_tuning(const cl::Device& device);
 
-// The device's FP32 peak from its compute units and clock, and how it was estimated.
+// What float rows are rated against: the FP32 peak measured on the device (lab::fp32_peak) or
+// given with --peak, its name in the report and a sentence saying where it came from.
 struct Peak {
-  double gflops = 0;
+  double gflops = 0;  // 0: none (int rows, Oclgrind)
   std::string how;
+  std::string name = "FP32 peak (measured)";
 };
-Peak estimate_fp32_peak(const cl::Device& device);
 
 // Inputs and the reference result. Float inputs are uniform in [-1, 1) and the reference is
 // computed in double; int inputs are uniform in [-9, 9] and the reference is exact.
@@ -71,6 +72,16 @@ struct Problem {
 };
 template <typename T>
 Problem<T> make_problem(const Dims& dims, std::uint64_t seed);
+
+// Multiply-adds per second of the host reference (make_problem) on this host's cores, measured
+// on a small problem in a few milliseconds.
+double reference_rate();
+
+// Refuses (UsageError, exit 2) sizes whose host reference alone would take longer than
+// LAB_HOST_TIME_LIMIT seconds (default kHostTimeLimit), estimated from reference_rate(), with the
+// time it would take and the size that fits.
+constexpr double kHostTimeLimit = 3600;
+void check_reference_time(const Dims& dims);
 
 // How far past the end of A, B and C (in elements) a variant's padded launch can reach when its
 // kernel leaves out the bounds checks: the guard zones must be at least this long.
@@ -115,5 +126,8 @@ std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostrea
 // Fills a result's rate (from the family's work model), percent of peak, timing and status.
 lab::Result make_result(const std::string& name, const Dims& dims, const lab::Timing& timing,
                         const lab::CheckResult& check, const Peak& peak);
+
+// Sets a row's reference to `peak` (none when its gflops is 0).
+void rate_against_peak(lab::Result& row, const Peak& peak);
 
 }  // namespace matmul

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 #include <type_traits>
@@ -50,6 +53,10 @@ template <typename T>
 Problem<T> make_problem(const Dims& dims, std::uint64_t seed) {
   Problem<T> p;
   p.dims = dims;
+  // A large reference takes minutes: it says how far along it is (lab/progress.hpp), in blocks
+  // of 16 rows of C.
+  const int blocks = (dims.M + 15) / 16;
+  lab::Progress progress("matmul: host data and reference", blocks);
   const std::size_t a_size = static_cast<std::size_t>(dims.M) * dims.K;
   const std::size_t b_size = static_cast<std::size_t>(dims.K) * dims.N;
   if constexpr (std::is_floating_point_v<T>) {
@@ -63,13 +70,13 @@ Problem<T> make_problem(const Dims& dims, std::uint64_t seed) {
 
   // The reference, on every host core: blocks of 16 rows handed out one by one.
   std::atomic<int> next{0};
-  const int blocks = (dims.M + 15) / 16;
   const int threads = std::max(1, std::min<int>(blocks, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&] {
       for (int b = next++; b < blocks; b = next++) {
         reference_rows(p, 16 * b, std::min(dims.M, 16 * b + 16));
+        progress.add(1);
       }
     });
   }
@@ -97,6 +104,37 @@ Problem<T> make_problem(const Dims& dims, std::uint64_t seed) {
   return p;
 }
 
+double reference_rate() {
+  // 64 rows of C per host thread (4 blocks each), 512 x 512: about 10 ms on every core.
+  const int threads = std::max(1u, std::thread::hardware_concurrency());
+  const Dims sample{64 * threads, 512, 512};
+  const auto start = std::chrono::steady_clock::now();
+  make_problem<float>(sample, 1);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return double(sample.M) * sample.N * sample.K / std::max(seconds, 1e-9);
+}
+
+void check_reference_time(const Dims& dims) {
+  const double macs = double(dims.M) * dims.N * dims.K;
+  if (macs < 1e9) return;  // a second at most on any host: not worth measuring
+  double limit = kHostTimeLimit;
+  if (const char* text = std::getenv("LAB_HOST_TIME_LIMIT"); text != nullptr && *text != '\0') {
+    limit = lab::parse_positive("LAB_HOST_TIME_LIMIT", text, 1e-3, 1e9);
+  }
+  const double rate = reference_rate();
+  const double seconds = macs / rate;
+  if (seconds <= limit) return;
+  char numbers[160];
+  std::snprintf(numbers, sizeof numbers, "%.1e multiply-adds at %.1e a second on this host", macs,
+                rate);
+  throw lab::UsageError(dims.text() + " would need about " + lab::format_duration(seconds) +
+                        " for the host reference alone (" + numbers + "), over the limit of " +
+                        lab::format_duration(limit) + " (LAB_HOST_TIME_LIMIT): choose sizes " +
+                        "whose M*N*K is at most about " +
+                        std::to_string(std::lround(std::cbrt(limit * rate))) + "^3");
+}
+
 lab::Result make_result(const std::string& name, const Dims& dims, const lab::Timing& timing,
                         const lab::CheckResult& check, const Peak& peak) {
   lab::Result row;
@@ -105,14 +143,18 @@ lab::Result make_result(const std::string& name, const Dims& dims, const lab::Ti
   lab::set_timing(row, timing);
   row.rate = lab::gigaflops(family().work(dims).flops, timing.time.median);
   row.unit = "GFLOP/s";
+  rate_against_peak(row, peak);
+  lab::set_check(row, check);
+  return row;
+}
+
+void rate_against_peak(lab::Result& row, const Peak& peak) {
   if (peak.gflops > 0) {
-    lab::Reference reference{"FP32 peak (estimated)", peak.gflops, "GFLOP/s",
+    lab::Reference reference{peak.name, peak.gflops, "GFLOP/s",
                              "peak ~" + std::to_string(std::lround(peak.gflops))};
     reference.short_name = "FP32 peak";
     lab::set_reference(row, reference);
   }
-  lab::set_check(row, check);
-  return row;
 }
 
 Reach launch_reach(const Variant& variant, const Dims& d, const Tuning& t) {

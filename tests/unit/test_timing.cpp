@@ -2,6 +2,7 @@
 #include "lab/data.hpp"
 #include "lab/ndrange.hpp"
 #include "lab/peers.hpp"
+#include "lab/progress.hpp"
 #include "lab/report.hpp"
 #include "lab/timing.hpp"
 
@@ -126,4 +127,34 @@ TEST(Peers, OpenBlasThreadsSleepBetweenTurns) {
   } else {
     ::unsetenv("OPENBLAS_THREAD_TIMEOUT");
   }
+}
+
+TEST(Progress, DurationsForPeople) {
+  EXPECT_EQ(lab::format_duration(0.4), "0 s");
+  EXPECT_EQ(lab::format_duration(42), "42 s");
+  EXPECT_EQ(lab::format_duration(200), "3 min 20 s");
+  EXPECT_EQ(lab::format_duration(7560), "2.1 hours");
+  EXPECT_EQ(lab::format_duration(3.5 * 86400), "3.5 days");
+}
+
+TEST(Progress, LineSaysWhatHowFarAndWhatIsLeft) {
+  EXPECT_EQ(lab::Progress::line("matmul: host data and reference", 25, 100, "", 10),
+            "matmul: host data and reference 25%, 10 s, about 30 s left");
+  // An unknown total: the detail and the time only.
+  EXPECT_EQ(lab::Progress::line("matmul: naive (3 of 8)", 0, 0, "run 2 of 10", 14),
+            "matmul: naive (3 of 8), run 2 of 10, 14 s");
+  EXPECT_EQ(lab::Progress::line("x", 100, 100, "", 5), "x 100%, 5 s");
+}
+
+TEST(Progress, NoteReachesTheInnermostStepOnly) {
+  // Off (LAB_PROGRESS=0): nothing is printed, but the steps still nest and take notes.
+  setenv("LAB_PROGRESS", "0", 1);
+  EXPECT_FALSE(lab::progress_enabled());
+  lab::Progress outer("outer");
+  {
+    lab::Progress inner("inner");
+    lab::Progress::note("run 1 of 3");
+  }
+  lab::Progress::note("run 2 of 3");  // back to outer: no crash on a step that has gone
+  unsetenv("LAB_PROGRESS");
 }

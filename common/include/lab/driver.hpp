@@ -11,6 +11,7 @@
 #include "lab/device.hpp"
 #include "lab/ndrange.hpp"
 #include "lab/program.hpp"
+#include "lab/progress.hpp"
 #include "lab/report.hpp"
 #include "lab/timing.hpp"
 #include "lab/tuner.hpp"
@@ -163,6 +164,13 @@ class VariantDriver {
     for (std::size_t i = 0; i < rows_.size(); ++i) {
       const Row& row = *rows_[i];
       const Stage stage{options, cli_.out(), std::cerr, false};
+      // On stderr while it lasts, when long (lab/progress.hpp): "matmul: naive (2 of 8), run 3
+      // of 10, 14 s". Not under --tune, whose search prints each candidate on stderr itself.
+      std::optional<Progress> progress;
+      if (!tuner_.searching()) {
+        progress.emplace(cli_.name() + ": " + row.name + " (" + std::to_string(i + 1) + " of " +
+                         std::to_string(rows_.size()) + ")");
+      }
       if (row.kernel_file.empty()) {
         const std::optional<Result> result(run(row, Tuning(), stage));
         if (result) results.push_back(*result);

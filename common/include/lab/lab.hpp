@@ -11,6 +11,8 @@
 #include "lab/kernel_check.hpp"
 #include "lab/ndrange.hpp"
 #include "lab/parts.hpp"
+#include "lab/peak.hpp"
+#include "lab/progress.hpp"
 #include "lab/program.hpp"
 #include "lab/report.hpp"
 #include "lab/shape.hpp"

@@ -34,7 +34,7 @@ struct TunableValue {
 // best vector width. --json gives it as {name, value, unit, share}, share = rate / value; the
 // table and --csv show `text` ("copy kernel 2930 GB/s") and the percentage.
 struct Reference {
-  std::string name;  // "copy kernel", "FP32 peak (estimated)", "best width float4"
+  std::string name;  // "copy kernel", "FP32 peak (measured)", "best width float4"
   double value = 0;
   std::string unit;  // the rate's unit
   std::string text;
