@@ -262,19 +262,28 @@ std::size_t summarize_oclgrind_log(std::ostream& out) {
   return reports;
 }
 
-Env open_device(const Options& options, std::ostream& out) {
+Env pick_device(const Options& options, std::ostream& out) {
   const DeviceEntry entry = choose_device(all_devices(), options);
   Env env;
   env.platform = entry.platform;
   env.device = entry.device;
   capture_oclgrind_log(env);
-  env.context = cl::Context(env.device);
-  env.queue = cl::CommandQueue(env.context, env.device, CL_QUEUE_PROFILING_ENABLE);
   set_trace_device(short_device_name(env.device_name()));
-  if (Trace* trace = active_trace()) trace->name_queue(env.queue, "queue (in-order)");
   out << "Device: " << env.device_name() << " ["
       << device_type_name(env.device.getInfo<CL_DEVICE_TYPE>()) << "] on " << env.platform_name()
       << ", " << env.opencl_c_version() << "\n";
+  return env;
+}
+
+void trace_queue(const cl::CommandQueue& queue) {
+  if (Trace* trace = active_trace()) trace->name_queue(queue, "queue (in-order)");
+}
+
+Env open_device(const Options& options, std::ostream& out) {
+  Env env = pick_device(options, out);
+  env.context = cl::Context(env.device);
+  env.queue = cl::CommandQueue(env.context, env.device, CL_QUEUE_PROFILING_ENABLE);
+  trace_queue(env.queue);
   return env;
 }
 

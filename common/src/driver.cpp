@@ -11,8 +11,7 @@
 
 namespace lab {
 
-PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
-                              const KernelPlan& plan) {
+void check_before_build(const Env& env, const KernelPlan& plan) {
   const auto& local = plan.range.local;
   if (!local.empty()) {
     // Before building: a work-group above the device's maximum can never run.
@@ -38,6 +37,12 @@ PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& ou
                        ", but the device has " + format_bytes(double(local_available)) + ": " +
                        plan.limits.local_advice);
   }
+}
+
+PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
+                              const KernelPlan& plan) {
+  check_before_build(env, plan);
+  const auto& local = plan.range.local;
   PreparedKernel prepared;
   try {
     prepared.program =

@@ -1,7 +1,8 @@
 // program_build.cpp: the build and its messages. The -D flags and the --build-options they may
-// not redefine, the compile (as if from the file's own path), the build log and the one-line
-// errors made of it (a kernel's #error guard on a tunable), and the record of every kernel file
-// built, for the reports.
+// not redefine, the kernel text loaded for the compile (as if from the file's own path), the
+// build log and the one-line errors made of it (a kernel's #error guard on a tunable), and the
+// record of every kernel file built, for the reports. load_kernel and build_failed are the steps
+// a lab takes around its own cl::Program and program.build; build_program takes them all.
 #include "program_internal.hpp"
 
 #include "lab/sha256.hpp"
@@ -50,6 +51,29 @@ bool mentions(const std::string& text, const std::string& name) {
   return false;
 }
 
+// The sentence of the first #error directive of `source` that the build log quotes, or "".
+std::string failed_guard(const std::string& source, const std::string& log) {
+  std::istringstream lines(source);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto hash = line.find_first_not_of(" \t");
+    if (hash == std::string::npos || line[hash] != '#') continue;
+    const auto word = line.find_first_not_of(" \t", hash + 1);
+    if (word == std::string::npos || line.compare(word, 5, "error") != 0) continue;
+    std::string sentence = line.substr(std::min(line.size(), word + 5));
+    const auto begin = sentence.find_first_not_of(" \t\"");
+    const auto end = sentence.find_last_not_of(" \t\"\r");
+    if (begin == std::string::npos) continue;
+    sentence = sentence.substr(begin, end - begin + 1);
+    if (log.find(sentence) != std::string::npos) return sentence;
+  }
+  return "";
+}
+
+}  // namespace
+
+namespace detail {
+
 // What the process writes to its standard error (file descriptor 2) while one of these lives:
 // an OpenCL compiler may print its own summary there ("1 error generated.") besides the build
 // log, which would put a second line before a one-line usage error.
@@ -93,26 +117,11 @@ class CapturedStderr {
   int saved_ = -1;
 };
 
-// The sentence of the first #error directive of `source` that the build log quotes, or "".
-std::string failed_guard(const std::string& source, const std::string& log) {
-  std::istringstream lines(source);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const auto hash = line.find_first_not_of(" \t");
-    if (hash == std::string::npos || line[hash] != '#') continue;
-    const auto word = line.find_first_not_of(" \t", hash + 1);
-    if (word == std::string::npos || line.compare(word, 5, "error") != 0) continue;
-    std::string sentence = line.substr(std::min(line.size(), word + 5));
-    const auto begin = sentence.find_first_not_of(" \t\"");
-    const auto end = sentence.find_last_not_of(" \t\"\r");
-    if (begin == std::string::npos) continue;
-    sentence = sentence.substr(begin, end - begin + 1);
-    if (log.find(sentence) != std::string::npos) return sentence;
-  }
-  return "";
+std::string release_compiler_output(const KernelText& text) {
+  return text.compiler_output ? text.compiler_output->release() : "";
 }
 
-}  // namespace
+}  // namespace detail
 
 std::string define_flags(const Defines& defines) {
   std::string flags;
@@ -160,8 +169,8 @@ void check_build_options(const std::string& build_options, const Defines& define
   }
 }
 
-Program build_program(const Env& env, const Options& options, const std::string& file,
-                      const Defines& defines, std::ostream& out, bool main_file) {
+KernelText load_kernel(const Env& env, const Options& options, const std::string& file,
+                       const Defines& defines, std::ostream& out, bool main_file) {
   check_build_options(options.build_options, defines);
   const auto lookup = kernel_lookup(options);
   if (options.verbose) {
@@ -169,81 +178,96 @@ Program build_program(const Env& env, const Options& options, const std::string&
     for (const auto& path : kernel_candidates(file, lookup, main_file)) out << " " << path;
     out << "\n";
   }
-  Program built;
-  built.path = find_kernel_file(file, lookup, main_file);
-  std::string source = detail::read_kernel_source(built.path);
+  KernelText text;
+  text.path = find_kernel_file(file, lookup, main_file);
+  text.file_text = detail::read_kernel_source(text.path);
   // An editor's UTF-8 byte-order mark is not OpenCL C: the compiler would stop at line 1.
-  if (source.compare(0, 3, "\xEF\xBB\xBF") == 0) source.erase(0, 3);
-  built.student = !detail::is_suite_file(built.path, source, file, lookup);
-  std::string flags = define_flags(defines);
-  if (built.student) flags += (flags.empty() ? "" : " ") + std::string("-cl-kernel-arg-info");
-  if (!options.build_options.empty()) flags += (flags.empty() ? "" : " ") + options.build_options;
-  if (options.verbose) out << "Building " << built.path << " with options \"" << flags << "\"\n";
-
-  record_kernel_file(built.path, source, built.student);
+  if (text.file_text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.file_text.erase(0, 3);
+  text.student = !detail::is_suite_file(text.path, text.file_text, file, lookup);
+  text.flags = define_flags(defines);
+  if (text.student) {
+    text.flags += (text.flags.empty() ? "" : " ") + std::string("-cl-kernel-arg-info");
+  }
+  if (!options.build_options.empty()) {
+    text.flags += (text.flags.empty() ? "" : " ") + options.build_options;
+  }
+  if (options.verbose) {
+    out << "Building " << text.path << " with options \"" << text.flags << "\"\n";
+  }
+  text.defines = defines;
+  text.build_options = options.build_options;
+  record_kernel_file(text.path, text.file_text, text.student);
   // PoCL's compiler takes the file's name from a #line directive. Others either ignore it and
   // count it as a line (NVIDIA, whose log says "<kernel>:LINE:COL") or quote the given text by
   // line number (Oclgrind): there the source goes in as it is, and the log's name is replaced.
   const bool pocl = env.platform_name().find("Portable Computing Language") != std::string::npos;
-  built.program = cl::Program(env.context, (pocl ? line_directive(built.path) : "") + source);
-  CapturedStderr compiler_output;
+  text.source = (pocl ? line_directive(text.path) : "") + text.file_text;
+  text.compiler_output = std::make_shared<detail::CapturedStderr>();
+  return text;
+}
+
+void build_failed(const KernelText& text, const cl::Error& error, std::string log) {
+  const std::string printed = detail::release_compiler_output(text);
+  if (error.err() != CL_BUILD_PROGRAM_FAILURE && error.err() != CL_INVALID_BUILD_OPTIONS) {
+    std::cerr << printed;
+    throw error;
+  }
+  for (std::size_t at = log.find("<kernel>:"); at != std::string::npos;
+       at = log.find("<kernel>:", at + text.path.size())) {
+    log.replace(at, 8, text.path);
+  }
+  // A kernel that checks the lab's tunables with #if ... #error "sentence": the sentence, with
+  // the values and the options that set them, is a usage error, and that one line says all the
+  // log would. An #error that names none of them is the kernel's own failure.
+  const std::string guard = failed_guard(text.file_text, log);
+  std::string given, options_named;
+  for (const auto& define : text.defines) {
+    if (guard.empty() || !mentions(guard, define.name)) continue;
+    given += (given.empty() ? "" : " ") + define.name + "=" + define.value;
+    if (!define.option.empty() && options_named.find(define.option) == std::string::npos) {
+      options_named += (options_named.empty() ? "" : " or ") + define.option;
+    }
+  }
+  // Every lab option that sets a tunable has --tunable NAME=VALUE beside it.
+  if (!options_named.empty()) options_named += " or --tunable";
+  if (!given.empty()) {
+    throw UsageError(text.path + " refuses " + given + ": " + guard +
+                     (options_named.empty() ? "" : " (set with " + options_named + ")"));
+  }
+  // What the compiler printed itself (PoCL's "2 errors generated.") goes under the log it
+  // sums up, so the header comes first.
+  std::cerr << "Build log for " << text.path << " (options \"" << text.flags << "\"):\n"
+            << log << "\n"
+            << printed;
+  if (error.err() == CL_INVALID_BUILD_OPTIONS) {
+    throw RuntimeError("the OpenCL compiler rejected the build options \"" + text.flags +
+                       "\": check --build-options");
+  }
+  // Some compilers (Oclgrind's) report an option they do not know as a build failure.
+  const std::string added =
+      text.build_options.empty() ? "" : ", or the --build-options \"" + text.build_options + "\"";
+  throw detail::kernel_error(text.student,
+                             "kernel " + text.path +
+                                 " failed to build (CL_BUILD_PROGRAM_FAILURE): fix the error in "
+                                 "the build log above (lines as numbered in the file)" +
+                                 added);
+}
+
+Program build_program(const Env& env, const Options& options, const std::string& file,
+                      const Defines& defines, std::ostream& out, bool main_file) {
+  KernelText text = load_kernel(env, options, file, defines, out, main_file);
+  Program built;
+  built.path = text.path;
+  built.student = text.student;
+  built.program = cl::Program(env.context, text.source);
   try {
-    built.program.build(std::vector<cl::Device>{env.device}, flags.c_str());
-    std::cerr << compiler_output.release();
+    built.program.build(std::vector<cl::Device>{env.device}, text.flags.c_str());
   } catch (const cl::Error& error) {
-    const std::string printed = compiler_output.release();
-    if (error.err() != CL_BUILD_PROGRAM_FAILURE && error.err() != CL_INVALID_BUILD_OPTIONS) {
-      std::cerr << printed;
-      throw;
-    }
-    std::string log = built.program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device);
-    for (std::size_t at = log.find("<kernel>:"); at != std::string::npos;
-         at = log.find("<kernel>:", at + built.path.size())) {
-      log.replace(at, 8, built.path);
-    }
-    // A kernel that checks the lab's tunables with #if ... #error "sentence": the sentence, with
-    // the values and the options that set them, is a usage error, and that one line says all the
-    // log would. An #error that names none of them is the kernel's own failure.
-    const std::string guard = failed_guard(source, log);
-    std::string given, options_named;
-    for (const auto& define : defines) {
-      if (guard.empty() || !mentions(guard, define.name)) continue;
-      given += (given.empty() ? "" : " ") + define.name + "=" + define.value;
-      if (!define.option.empty() && options_named.find(define.option) == std::string::npos) {
-        options_named += (options_named.empty() ? "" : " or ") + define.option;
-      }
-    }
-    // Every lab option that sets a tunable has --tunable NAME=VALUE beside it.
-    if (!options_named.empty()) options_named += " or --tunable";
-    if (!given.empty()) {
-      throw UsageError(built.path + " refuses " + given + ": " + guard +
-                       (options_named.empty() ? "" : " (set with " + options_named + ")"));
-    }
-    // What the compiler printed itself (PoCL's "2 errors generated.") goes under the log it
-    // sums up, so the header comes first.
-    std::cerr << "Build log for " << built.path << " (options \"" << flags << "\"):\n"
-              << log << "\n"
-              << printed;
-    if (error.err() == CL_INVALID_BUILD_OPTIONS) {
-      throw RuntimeError("the OpenCL compiler rejected the build options \"" + flags +
-                         "\": check --build-options");
-    }
-    // Some compilers (Oclgrind's) report an option they do not know as a build failure.
-    const std::string added = options.build_options.empty()
-                                  ? ""
-                                  : ", or the --build-options \"" + options.build_options + "\"";
-    throw detail::kernel_error(built,
-                               "kernel " + built.path +
-                                   " failed to build (CL_BUILD_PROGRAM_FAILURE): fix the error in "
-                                   "the build log above (lines as numbered in the file)" +
-                                   added);
+    build_failed(text, error, built.program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device));
   }
-  // A barrier some work-items skip is undefined behaviour that PoCL may even get right: a
-  // student's kernel is refused before it runs.
-  if (built.student) {
-    const std::string divergent = divergent_barrier(source);
-    if (!divergent.empty()) throw detail::kernel_error(built, built.path + " " + divergent);
-  }
+  // Standard error back now, not at make_kernel: a lab may print before that, or never call it.
+  std::cerr << detail::release_compiler_output(text);
+  built.text = std::move(text);
   return built;
 }
 

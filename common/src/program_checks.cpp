@@ -1,6 +1,7 @@
-// program_checks.cpp: the checks on a kernel before it runs. make_kernel holds the kernel the
-// host takes against the signature it launches (name, argument count, each argument's address
-// space and type), and divergent_barrier reads a student's source for a barrier that some
+// program_checks.cpp: the checks on a kernel before it runs. check_kernel_name and
+// check_kernel_args hold the program and the kernel the host takes against the signature it
+// launches (name, argument count, each argument's address space and type), make_kernel takes
+// both steps, and divergent_barrier reads a student's source for a barrier that some
 // work-items of a group may not reach.
 #include "program_internal.hpp"
 
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iostream>
 
 namespace lab {
 namespace {
@@ -105,40 +107,55 @@ std::string code_only(const std::string& source) {
 
 std::string KernelSignature::text() const { return signature_text(name, args); }
 
-cl::Kernel make_kernel(const Program& program, const KernelSignature& signature) {
-  if (Trace* trace = active_trace()) trace->set_label(signature.name);
-  cl::Kernel kernel;
-  try {
-    kernel = cl::Kernel(program.program, signature.name.c_str());
-  } catch (const cl::Error& error) {
-    if (error.err() != CL_INVALID_KERNEL_NAME) throw;
-    std::string names = program.program.getInfo<CL_PROGRAM_KERNEL_NAMES>();
-    while (!names.empty() && names.back() == '\0') names.pop_back();
-    std::string::size_type at = 0;
-    while ((at = names.find(';', at)) != std::string::npos) names.replace(at, 1, ", ");
-    throw detail::kernel_error(
-        program, program.path + " defines no kernel named " + signature.name + " (it defines: " +
-                     (names.empty() ? "none" : names) + "): the lab launches " + signature.text());
+void check_kernel_name(const cl::Program& program, const KernelText& text,
+                       const KernelSignature& signature) {
+  std::cerr << detail::release_compiler_output(text);
+  // A barrier some work-items skip is undefined behaviour that PoCL may even get right: a
+  // student's kernel is refused before it runs.
+  if (text.student) {
+    const std::string divergent = divergent_barrier(text.file_text);
+    if (!divergent.empty()) throw detail::kernel_error(text.student, text.path + " " + divergent);
   }
+  if (Trace* trace = active_trace()) trace->set_label(signature.name);
+  std::string names = program.getInfo<CL_PROGRAM_KERNEL_NAMES>();
+  while (!names.empty() && names.back() == '\0') names.pop_back();
+  const std::string listed = ";" + names + ";";
+  if (listed.find(";" + signature.name + ";") != std::string::npos) return;
+  std::string::size_type at = 0;
+  while ((at = names.find(';', at)) != std::string::npos) names.replace(at, 1, ", ");
+  throw detail::kernel_error(text.student, text.path + " defines no kernel named " +
+                                               signature.name +
+                                               " (it defines: " + (names.empty() ? "none" : names) +
+                                               "): the lab launches " + signature.text());
+}
+
+void check_kernel_args(const cl::Kernel& kernel, const KernelText& text,
+                       const KernelSignature& signature) {
   bool known = false;
   const std::vector<KernelArg> args = actual_args(kernel, known);
   const std::string expected = ": the lab launches " + signature.text();
   if (args.size() != signature.args.size()) {
     throw detail::kernel_error(
-        program, "kernel " + signature.name + " in " + program.path + " takes " +
-                     std::to_string(args.size()) + " arguments" +
-                     (known ? " (" + signature_text(signature.name, args) + ")" : "") +
-                     ", but the lab passes " + std::to_string(signature.args.size()) + expected);
+        text.student,
+        "kernel " + signature.name + " in " + text.path + " takes " + std::to_string(args.size()) +
+            " arguments" + (known ? " (" + signature_text(signature.name, args) + ")" : "") +
+            ", but the lab passes " + std::to_string(signature.args.size()) + expected);
   }
-  if (!known) return kernel;
+  if (!known) return;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const KernelArg& want = signature.args[i];
     if (args[i].address == want.address && args[i].type == want.type) continue;
-    throw detail::kernel_error(program, "argument " + std::to_string(i) + " of kernel " +
-                                            signature.name + " in " + program.path + " is \"" +
-                                            arg_text(args[i]) + "\", but the lab passes \"" +
-                                            arg_text(want) + "\"" + expected);
+    throw detail::kernel_error(text.student, "argument " + std::to_string(i) + " of kernel " +
+                                                 signature.name + " in " + text.path + " is \"" +
+                                                 arg_text(args[i]) + "\", but the lab passes \"" +
+                                                 arg_text(want) + "\"" + expected);
   }
+}
+
+cl::Kernel make_kernel(const Program& program, const KernelSignature& signature) {
+  check_kernel_name(program.program, program.text, signature);
+  cl::Kernel kernel(program.program, signature.name.c_str());
+  check_kernel_args(kernel, program.text, signature);
   return kernel;
 }
 

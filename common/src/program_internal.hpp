@@ -20,9 +20,13 @@ bool is_suite_file(const std::string& path, const std::string& source, const std
 
 // The error a kernel problem becomes: the student's kernel is wrong (exit 1), or the suite's
 // kernel does not work on this device (exit 3).
-inline Error kernel_error(const Program& program, const std::string& message) {
-  if (program.student) return Error(kExitFailed, message);
+inline Error kernel_error(bool student, const std::string& message) {
+  if (student) return Error(kExitFailed, message);
   return RuntimeError(message);
 }
+
+// What the compiler wrote to standard error since load_kernel (held so that it follows the build
+// log), standard error restored; "" the second time.
+std::string release_compiler_output(const KernelText& text);
 
 }  // namespace lab::detail

@@ -1,14 +1,19 @@
 // vector_add: c = a + b on an OpenCL device, checked element by element against the host and
-// timed against copy kernels, the device's practical memory bandwidth.
-#include "vector_add_family.hpp"
+// timed against copy kernels, the device's practical memory bandwidth. The OpenCL host program,
+// steps 1-13 from top to bottom; lab:: helpers parse options, choose the device, check and report.
+#ifndef CL_HPP_ENABLE_EXCEPTIONS  // the same settings as common/CMakeLists.txt gives every lab
+#define CL_HPP_ENABLE_EXCEPTIONS  // OpenCL errors as cl::Error exceptions
+#define CL_HPP_TARGET_OPENCL_VERSION 120
+#define CL_HPP_MINIMUM_OPENCL_VERSION 120
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_HPP_CL_1_2_DEFAULT_BUILD
+#endif
+#include <CL/opencl.hpp>
 
 #include "lab/lab.hpp"
+#include "vector_add_family.hpp"
 
-#include <algorithm>
-#include <cctype>
-#include <cmath>
-#include <iostream>
-#include <limits>
+#include <cstring>
 
 namespace {
 
@@ -22,177 +27,14 @@ struct Settings {
   bool host_result() const { return no_fetch || skip_finish; }
 };
 
-// "queued", "submitted", "running", "complete" (or "an error status") for the sentence below.
-std::string status_name(cl_int status) {
-  std::string name = lab::execution_status_name(status);
-  if (status >= 0) name = name.substr(3);
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return name;
-}
-
-using Add = cl::KernelFunctor<cl_ulong, cl::Buffer, cl::Buffer, cl::Buffer>;
-
-// Steps 5-7 for one variant with one tuning (a tuner's trial quietly): its kernel built and
-// checked, launched and timed from events, every element of c compared with the reference.
-struct RunRow {
-  lab::Env& env;
-  const Settings& s;
-  lab::GuardedBuffer<float>& a;
-  lab::GuardedBuffer<float>& b;
-  lab::GuardedBuffer<float>& c;
-  const lab::HostVector<float>& reference;
-  const vector_add::Variant* first;  // the row --skip-finish looks at
-  nlohmann::json& details;           // the report's details
-
-  lab::Result operator()(const vector_add::Variant& v, const lab::Tuning& t,
-                         const lab::Stage& stage) const {
-    // 5. Program and kernel, checked against the arguments the host passes and the device
-    const lab::PreparedKernel prepared =
-        lab::prepare_kernel(env, stage.options, stage.out, vector_add::family(), v, s.n, t, {},
-                            vector_add::signature(), sizeof(float));
-    Add add(prepared.kernel);
-    const auto& range = prepared.range;
-    stage.out << v.name << ": n = " << s.n << ", work-items = " << range.global[0]
-              << (range.local.empty() ? ", local chosen by the runtime"
-                                      : ", local = " + std::to_string(range.local[0]))
-              << ", buffers: " << s.mode << (s.host_result() ? " (result: USE_HOST_PTR)" : "")
-              << "\n";
-
-    // 6. Run: warm-up, then timed repetitions from profiling events, on a result that
-    //    starts as NaN everywhere
-    c.reset(env.queue);
-    const cl::EnqueueArgs args(env.queue, lab::to_ndrange(range.global),
-                               range.local.empty() ? cl::NullRange : lab::to_ndrange(range.local));
-    const auto launch = [&] { return add(args, s.n, a.buffer(), b.buffer(), c.buffer()); };
-    const lab::Timing timing = lab::time_launches(stage.options, launch, stage.out);
-    if (s.skip_finish && !stage.trial && &v == first) look_without_waiting(launch, stage.out);
-
-    // 7. Verify: every element, exactly (float addition is correctly rounded in OpenCL
-    //    C), and nothing written outside c
-    lab::CheckResult check;
-    {
-      const lab::Mapping<float> result = c.fetch(env.queue);
-      check = lab::compare(result.data(), reference.data(), s.n, lab::Tolerance::exact(), stage.err,
-                           "c");
-    }
-    const lab::GuardCheck guard = c.check_guards(env.queue);
-    const std::string outside = lab::describe_guard_writes(
-        guard, "c", "padding work-items need the bounds check `if (i < n)`");
-    if (!outside.empty()) stage.err << "vector_add: " << outside << "\n";
-
-    lab::Result row =
-        lab::bandwidth_row(v.name + " mode=" + s.mode + (s.host_result() ? " result=use" : ""),
-                           lab::Size("n", std::int64_t(s.n)), timing,
-                           vector_add::family().work(s.n).bytes, check, guard.total());
-    row.tunables = t.row(v.tunables);
-    if (!stage.trial) {
-      details["variants"][v.name] = {{"global", range.global},
-                                     {"local", range.local.empty() ? 0 : range.local[0]},
-                                     {"mean_wait_before_start_s", timing.mean_queued_to_start}};
-    }
-    return row;
-  }
-
-  // --skip-finish: resets c to NaN, launches, and looks at the host array before waiting.
-  // Reading memory the device may be writing is exactly the bug Liu's Intermediate OpenCL
-  // Programming shows.
-  template <typename Launch>
-  void look_without_waiting(const Launch& launch, std::ostream& out) const {
-    c.reset(env.queue);
-    const cl::Event event = launch();
-    const cl_int before = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-    std::uint64_t seen = 0;
-    const float* host = c.host();
-    for (std::uint64_t i = 0; i < s.n; ++i) seen += host[i] == reference[i] ? 1 : 0;
-    const cl_int after = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-    out << "Without waiting: " << seen << " of " << s.n
-        << " elements of the host array c held a+b (the kernel was " << status_name(before)
-        << " when the host started looking, " << status_name(after)
-        << " when it finished).\nAfter waiting (a map): the check below.\n";
-    details["skip_finish"] = {{"correct_before_wait", seen},
-                              {"status_when_looking", status_name(before)},
-                              {"status_after_looking", status_name(after)}};
-  }
-};
-
-// Steps 3-8 for the chosen variants: host data and reference, tuning and buffers, each variant
-// built, run and verified, and the report.
-int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOptions& tuning_options,
-        const lab::Tuning& defaults) {
-  const auto& opt = cli.options();
-  const vector_add::Family& family = vector_add::family();
-  const lab::BufferMode mode = lab::parse_buffer_mode(s.mode);
-  const lab::Tuning tuning = tuning_options.apply(defaults);
-
-  // 3. Host data and reference
-  auto a = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 0), 0.0f, 1.0f);
-  auto b = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 1), 0.0f, 1.0f);
-  lab::HostVector<float> reference(s.n);
-  for (std::uint64_t i = 0; i < s.n; ++i) reference[i] = a[i] + b[i];
-
-  // 4. Buffers, each with guard zones as long as the furthest a padded launch overshoots n:
-  //    a kernel that forgets its bounds check writes there, and the check below says so.
-  //    With --tune, every candidate's launch counts.
-  lab::VariantDriver driver(cli, env, family, s.variant, tuning_options, defaults, "float",
-                            double(s.n));
-  //    A work-group the device cannot run never launches (it is refused with its sentence
-  //    before the build), so its padding does not count; the rest must fit in memory.
-  std::uint64_t reach = 0;
-  const std::uint64_t group_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-  driver.each_launch([&](const vector_add::Variant& v, const lab::Tuning& t) {
-    if (std::uint64_t(t["LOCAL"]) <= group_max) {
-      reach = std::max(reach, v.covers(s.n, t)[0] - s.n);
-    }
-  });
-  if (reach > 0) {
-    lab::check_memory(env, (s.n + reach) * sizeof(float), 3, 3,
-                      "-n, --local or --per-item (the launch, padded to whole work-groups "
-                      "of work-items that add PER_ITEM elements each, reaches " +
-                          std::to_string(s.n + reach) + " elements)");
-  }
-  lab::GuardedBuffer<float> a_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, a.data());
-  lab::GuardedBuffer<float> b_buf(env, mode, CL_MEM_READ_ONLY, s.n, reach, b.data());
-  lab::GuardedBuffer<float> c_buf(env, s.host_result() ? lab::BufferMode::use : mode,
-                                  CL_MEM_WRITE_ONLY, s.n, reach);
-
-  // 5-7. Each variant with its tuning: build, run, verify; every run followed by one of the
-  //      yardstick, the faster of a float and a float4 copy kernel over plain device buffers, in
-  //      work-groups of LOCAL too (or the runtime's choice where LOCAL is past the device's
-  //      limit: the rows then refuse it with their own sentence)
-  nlohmann::json details = nlohmann::json::object();
-  const std::uint64_t local = static_cast<std::uint64_t>(tuning["LOCAL"]);
-  const lab::CopyBaseline copy = lab::measure_copy(
-      env, opt, s.n, local <= env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>() ? local : 0,
-      cli.out());
-  std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
-    return driver.run(
-        "GB/s", s.n,
-        RunRow{env, s, a_buf, b_buf, c_buf, reference, driver.rows().front(), details});
-  });
-
-  // 8. Report against the copy: vector_add moves 12 bytes per element (read a and b, write c),
-  //    the copy 8
-  lab::Report report("vector_add", lab::describe_device(env));
-  for (lab::Result& row : rows) {
-    lab::relate_to_copy(row, copy);
-    report.add(row);
-  }
-  report.details() = details;
-  report.details()["n"] = s.n;
-  report.details()["mode"] = s.mode;
-  report.details()["tolerance"] = lab::Tolerance::exact().describe();
-  report.details()["copy"] = copy.details;
-  report.print(cli.format(), std::cout);
-  return report.exit_code();
-}
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOptions& tuning_options);
 
 }  // namespace
 
 int main(int argc, char** argv) {
   return lab::run_main(
       argc, argv, "vector_add", "c = a + b on an OpenCL device", [](lab::Cli& cli) {
-        // 1. Options: the table's variants and tunables (--local, --per-item, --tunable)
+        // 1. Options: the table's variants and tunables (--local, --per-item, --tunable), --mode
         const vector_add::Family& family = vector_add::family();
         Settings s;
         cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
@@ -207,24 +49,192 @@ int main(int argc, char** argv) {
                      "Look at the result before waiting for the kernel (the missing clFinish)");
         cli.parse();
         tuning_options.check();
-        const auto& opt = cli.options();
-        const lab::Tuning defaults = vector_add::default_tuning();
-        const lab::Tuning tuning = tuning_options.apply(defaults);
+        const lab::Tuning tuning = tuning_options.apply(vector_add::default_tuning());
         const bool per_item_given = tuning.given("PER_ITEM") && tuning["PER_ITEM"] > 1;
         if (s.variant.empty()) s.variant = per_item_given ? "per_item" : "element";
         if (s.variant == "element" && per_item_given) {
-          throw lab::UsageError("--per-item " + std::to_string(tuning["PER_ITEM"]) +
-                                " needs --variant per_item: element adds one element per "
-                                "work-item");
+          throw lab::UsageError(
+              "--per-item " + std::to_string(tuning["PER_ITEM"]) +
+              " needs --variant per_item: element adds one element per work-item");
         }
-        lab::require_kernel_files(opt, family.kernel_files(s.variant), "--variant");
+        lab::require_kernel_files(cli.options(), family.kernel_files(s.variant), "--variant");
         lab::check_tunables_used(tuning_options, family, s.variant, lab::notes());
 
-        // 2. Device
-        lab::Env env = lab::open_device(opt, cli.out());
-        // a, b, c and the copy's source and destination; on the host a, b, c and the reference
+        // 2. Choose the device (-p, -d, --type); a, b, c and the copy's two buffers must fit on it,
+        //    and a, b, c and the reference on the host
+        lab::Env env = lab::pick_device(cli.options(), cli.out());
         lab::check_memory(env, s.n * sizeof(float), 5, 6, "-n");
 
-        return run(cli, env, s, tuning_options, defaults);
+        // 3. A context on the device, and an in-order queue that records profiling information
+        env.context = cl::Context(env.device);
+        env.queue = cl::CommandQueue(env.context, env.device, CL_QUEUE_PROFILING_ENABLE);
+        lab::trace_queue(env.queue);
+        return run(cli, env, s, tuning_options);
       });
 }
+
+namespace {
+
+int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOptions& tuning_options) {
+  // 4. Host data and the reference. Each host array sits between two guard zones, the one after
+  //    it as long as the furthest launch of the chosen variants (with --tune, of every candidate)
+  //    overshoots n: a kernel that forgets its bounds check, or computes an index below 0, writes
+  //    there, and step 12 says so.
+  const auto& opt = cli.options();
+  const lab::Tuning defaults = vector_add::default_tuning();
+  lab::VariantDriver driver(cli, env, vector_add::family(), s.variant, tuning_options, defaults,
+                            "float", double(s.n));
+  const std::uint64_t reach = vector_add::guard_reach(env, driver, s.n);
+  const auto a0 = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 0), 0.0f, 1.0f);
+  const auto b0 = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 1), 0.0f, 1.0f);
+  lab::HostVector<float> reference(s.n);
+  for (std::uint64_t i = 0; i < s.n; ++i) reference[i] = a0[i] + b0[i];
+  lab::GuardedArray<float> a_host(env.device, s.n, reach, a0.data());
+  lab::GuardedArray<float> b_host(env.device, s.n, reach, b0.data());
+  lab::GuardedArray<float> c_host(env.device, s.n, reach);  // NaN: an element never written shows
+  const cl::Context& context = env.context;
+  const cl::CommandQueue& queue = env.queue;
+
+  // The yardstick, which every run below takes turns with: the faster of a float and a float4
+  // copy kernel over plain buffers, in work-groups of LOCAL too (where the device allows it)
+  const std::uint64_t local_size = std::uint64_t(tuning_options.apply(defaults)["LOCAL"]);
+  const std::uint64_t group_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  const lab::CopyBaseline copy =
+      lab::measure_copy(env, opt, s.n, local_size <= group_max ? local_size : 0, cli.out());
+  const lab::InTurnsWith turns(copy.launch, copy.settle);
+  nlohmann::json details = nlohmann::json::object();
+
+  // Steps 5-12 for each chosen variant, with its tuning (with --tune, first for each candidate)
+  const auto run_variant = [&](const vector_add::Variant& v, const lab::Tuning& t,
+                               const lab::Stage& stage) {
+    // 5. Read the kernel file and build it, the variant's tunables as -D defines (a work-group
+    //    the device cannot run is refused first); print the build log when it fails
+    const lab::KernelPlan plan = lab::plan_kernel(vector_add::family(), v, s.n, t, {},
+                                                  vector_add::signature(), sizeof(float));
+    lab::check_before_build(env, plan);
+    const lab::KernelText file =
+        lab::load_kernel(env, stage.options, plan.kernel_file, plan.defines, stage.out);
+    cl::Program program(context, file.source);
+    try {
+      program.build({env.device}, file.flags.c_str());
+    } catch (const cl::Error& error) {
+      lab::build_failed(file, error, program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device));
+    }
+
+    // 6. The kernel, checked against the arguments step 8 sets and the launch step 9 makes
+    lab::check_kernel_name(program, file, plan.signature);
+    cl::Kernel kernel(program, v.kernel_name.c_str());
+    lab::check_kernel_args(kernel, file, plan.signature);
+    const auto& range = plan.range;  // global: n / elements per work-item, padded to `local`
+    const cl::NDRange global(range.global[0]);
+    const cl::NDRange local = range.local.empty() ? cl::NullRange : cl::NDRange(range.local[0]);
+    lab::check_ndrange(kernel, env.device, range.global, range.local, plan.limits);
+    stage.out << v.name << ": n = " << s.n << ", work-items = " << range.global[0]
+              << (range.local.empty() ? ", local chosen by the runtime"
+                                      : ", local = " + std::to_string(range.local[0]))
+              << ", buffers: " << s.mode << (s.host_result() ? " (result: USE_HOST_PTR)" : "")
+              << "\n";
+
+    // 7. Buffers over the host arrays (their guard zones included), made the way --mode says
+    const auto make_buffer = [&](cl_mem_flags access, lab::GuardedArray<float>& host,
+                                 const std::string& mode) {
+      if (mode == "copy") {  // the runtime copies the host array now
+        return cl::Buffer(context, access | CL_MEM_COPY_HOST_PTR, host.bytes(), host.all());
+      }
+      if (mode == "use") {  // the buffer is the host array
+        return cl::Buffer(context, access | CL_MEM_USE_HOST_PTR, host.bytes(), host.all());
+      }
+      if (mode == "alloc") {  // memory the runtime allocates, filled through a map
+        cl::Buffer buffer(context, access | CL_MEM_ALLOC_HOST_PTR, host.bytes());
+        void* mapped = queue.enqueueMapBuffer(buffer, CL_TRUE, CL_MAP_WRITE, 0, host.bytes());
+        std::memcpy(mapped, host.all(), host.bytes());
+        queue.enqueueUnmapMemObject(buffer, mapped);
+        return buffer;
+      }
+      cl::Buffer buffer(context, access, host.bytes());  // write: a plain buffer, then a write
+      queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, host.bytes(), host.all());
+      return buffer;
+    };
+    cl::Buffer a_all = make_buffer(CL_MEM_READ_ONLY, a_host, s.mode);
+    cl::Buffer b_all = make_buffer(CL_MEM_READ_ONLY, b_host, s.mode);
+    const std::string c_mode = s.host_result() ? "use" : s.mode;
+    cl::Buffer c_all = make_buffer(CL_MEM_WRITE_ONLY, c_host, c_mode);
+    c_host.reset(queue, c_all);  // NaN in c and the guard pattern around it, for every variant
+    //    The kernel gets sub-buffers over the data alone, so that an index out of range lands in
+    //    a guard zone (checked in step 12), never in memory the runtime uses for something else
+    const cl_buffer_region a_data = a_host.region(), b_data = b_host.region(),
+                           c_data = c_host.region();
+    const cl::Buffer a = a_all.createSubBuffer(0, CL_BUFFER_CREATE_TYPE_REGION, &a_data);
+    const cl::Buffer b = b_all.createSubBuffer(0, CL_BUFFER_CREATE_TYPE_REGION, &b_data);
+    const cl::Buffer c = c_all.createSubBuffer(0, CL_BUFFER_CREATE_TYPE_REGION, &c_data);
+
+    // 8. The arguments of __kernel void vector_add(ulong n, global float* a, b, c)
+    kernel.setArg(0, cl_ulong{s.n});
+    kernel.setArg(1, a);
+    kernel.setArg(2, b);
+    kernel.setArg(3, c);
+
+    // 9. Launch: `global` work-items in work-groups of `local` (NullRange: the runtime chooses)
+    const auto launch = [&] {
+      cl::Event event;
+      queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
+      return event;
+    };
+
+    // 10. Wait for each launch and time it from its event, CL_PROFILING_COMMAND_START to _END:
+    //     lab::time_launches makes --warmup untimed and --reps timed runs of this, each followed
+    //     by a run of the copy, and summarizes the times (-v prints each one's stages)
+    cl::Event last;
+    const auto run_and_wait = [&] {
+      last = launch();
+      last.wait();
+      return last;
+    };
+    const lab::Timing timing = lab::time_launches(stage.options, run_and_wait, stage.out);
+    const cl_ulong start = last.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    const cl_ulong end = last.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+    stage.out << v.name << ": the last launch ran " << double(end - start) * 1e-3 << " us\n";
+    if (s.skip_finish && !stage.trial && &v == driver.rows().front()) {
+      details["skip_finish"] = vector_add::look_without_waiting(
+          queue, c_host, c_all, reference.data(), s.n, launch, stage.out);
+    }
+
+    // 11. Read c back: a read for copy and write, a map for use and alloc (the buffer's memory
+    //     is the host's; the map makes the device's writes visible there)
+    const bool map = c_mode == "use" || c_mode == "alloc";
+    float* result = c_host.data();
+    if (map) {
+      result = static_cast<float*>(
+          queue.enqueueMapBuffer(c, CL_TRUE, CL_MAP_READ, 0, s.n * sizeof(float)));
+    } else {
+      queue.enqueueReadBuffer(c, CL_TRUE, 0, s.n * sizeof(float), result);
+    }
+
+    // 12. Check every element, exactly (float addition is correctly rounded in OpenCL C), and
+    //     that nothing was written in the guard zones around c
+    const lab::CheckResult check =
+        lab::compare(result, reference.data(), s.n, lab::Tolerance::exact(), stage.err, "c");
+    if (map) queue.enqueueUnmapMemObject(c, result);
+    queue.finish();
+    const lab::GuardCheck guard = c_host.check(queue, c_all);
+    const std::string outside = vector_add::describe_outside(guard);
+    if (!outside.empty()) stage.err << "vector_add: " << outside << "\n";
+    lab::Result row =
+        lab::bandwidth_row(v.name + " mode=" + s.mode + (s.host_result() ? " result=use" : ""),
+                           lab::Size("n", std::int64_t(s.n)), timing,
+                           vector_add::family().work(s.n).bytes, check, guard.total());
+    row.tunables = t.row(v.tunables);
+    if (!stage.trial) {
+      details["variants"][v.name] = {{"global", range.global},
+                                     {"local", range.local.empty() ? 0 : range.local[0]},
+                                     {"mean_wait_before_start_s", timing.mean_queued_to_start}};
+    }
+    return row;
+  };
+  std::vector<lab::Result> rows = driver.run("GB/s", s.n, run_variant);
+
+  // 13. The report: each variant's rate against the copy's
+  return vector_add::report(cli, env, std::move(rows), copy, details, s.n, s.mode);
+}
+
+}  // namespace

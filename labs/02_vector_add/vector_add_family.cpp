@@ -1,8 +1,20 @@
-// vector_add_family.cpp: vector_add's table.
+// vector_add_family.cpp: vector_add's table and helpers.
 #include "vector_add_family.hpp"
+
+#include <algorithm>
+#include <cctype>
 
 namespace vector_add {
 namespace {
+
+// "queued", "submitted", "running", "complete" (or "an error status") for a sentence.
+std::string status_name(cl_int status) {
+  std::string name = lab::execution_status_name(status);
+  if (status >= 0) name = name.substr(3);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name;
+}
 
 // Elements per work-item: 1, PER_ITEM for per_item, VW for vector.
 std::uint64_t per_work_item(const std::string& variant, const lab::Tuning& t) {
@@ -98,6 +110,70 @@ lab::KernelSignature signature() {
            {"global", "float*", "a", true},
            {"global", "float*", "b", true},
            {"global", "float*", "c"}}};
+}
+
+std::uint64_t guard_reach(const lab::Env& env,
+                          const lab::VariantDriver<Length, lab::NoExtra>& driver, Length n) {
+  std::uint64_t reach = 0;
+  const std::uint64_t group_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  driver.each_launch([&](const Variant& v, const lab::Tuning& t) {
+    if (std::uint64_t(t["LOCAL"]) <= group_max) reach = std::max(reach, v.covers(n, t)[0] - n);
+  });
+  if (reach > 0) {
+    lab::check_memory(env, (n + reach) * sizeof(float), 3, 3,
+                      "-n, --local or --per-item (the launch, padded to whole work-groups of "
+                      "work-items that add PER_ITEM elements each, reaches " +
+                          std::to_string(n + reach) + " elements)");
+  }
+  return reach;
+}
+
+nlohmann::json look_without_waiting(const cl::CommandQueue& queue, lab::GuardedArray<float>& host,
+                                    const cl::Buffer& c, const float* reference, Length n,
+                                    const std::function<cl::Event()>& launch, std::ostream& out) {
+  host.reset(queue, c);
+  const cl::Event event = launch();
+  const cl_int before = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+  std::uint64_t seen = 0;
+  const float* values = host.data();
+  for (std::uint64_t i = 0; i < n; ++i) seen += values[i] == reference[i] ? 1 : 0;
+  const cl_int after = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+  out << "Without waiting: " << seen << " of " << n
+      << " elements of the host array c held a+b (the kernel was " << status_name(before)
+      << " when the host started looking, " << status_name(after)
+      << " when it finished).\nAfter waiting (a map): the check below.\n";
+  event.wait();
+  return {{"correct_before_wait", seen},
+          {"status_when_looking", status_name(before)},
+          {"status_after_looking", status_name(after)}};
+}
+
+std::string describe_outside(const lab::GuardCheck& guard) {
+  std::string hint;
+  if (guard.after > 0) hint = "padding work-items need the bounds check `if (i < n)`";
+  if (guard.before > 0) {
+    hint += std::string(hint.empty() ? "" : "; ") +
+            "an index below 0 (element i of a and b goes to element i of c: check how the kernel "
+            "computes the index it writes)";
+  }
+  return lab::describe_guard_writes(guard, "c", hint);
+}
+
+int report(const lab::Cli& cli, const lab::Env& env, std::vector<lab::Result> rows,
+           const lab::CopyBaseline& copy, nlohmann::json details, Length n,
+           const std::string& mode) {
+  lab::Report report("vector_add", lab::describe_device(env));
+  for (lab::Result& row : rows) {
+    lab::relate_to_copy(row, copy);
+    report.add(row);
+  }
+  report.details() = std::move(details);
+  report.details()["n"] = n;
+  report.details()["mode"] = mode;
+  report.details()["tolerance"] = lab::Tolerance::exact().describe();
+  report.details()["copy"] = copy.details;
+  report.print(cli.format(), std::cout);
+  return report.exit_code();
 }
 
 }  // namespace vector_add

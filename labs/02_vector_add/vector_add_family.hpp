@@ -1,10 +1,16 @@
 // vector_add_family.hpp: vector_add's variants as a table (lab::Family): one element per
-// work-item, or PER_ITEM elements per work-item with a grid stride, over work-groups of LOCAL.
+// work-item, or PER_ITEM elements per work-item with a grid stride, over work-groups of LOCAL;
+// and the lab's helpers that are not its OpenCL host program (main.cpp is): the guard zones'
+// length and what a write there means, the --skip-finish experiment and the report.
 #pragma once
 
 #include "lab/lab.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
 
 namespace vector_add {
 
@@ -22,5 +28,32 @@ lab::Tuning default_tuning();
 
 // The arguments every vector_add kernel takes: (ulong n, global float* a, b, c).
 lab::KernelSignature signature();
+
+// How far past n the furthest launch of the chosen variants reaches (with --tune, every
+// candidate's; a work-group the device cannot run never launches): the guard zones' length.
+// Throws RuntimeError when arrays that long do not fit.
+std::uint64_t guard_reach(const lab::Env& env,
+                          const lab::VariantDriver<Length, lab::NoExtra>& driver, Length n);
+
+// --skip-finish: sets c (the buffer over all of `host`, USE_HOST_PTR) to NaN, launches, and counts
+// the elements of the host array that already hold a+b before waiting, with the kernel's status
+// before and after looking; prints a sentence and returns the figures for the report. Reading
+// memory the device may be writing is exactly the bug Liu's Intermediate OpenCL Programming
+// shows.
+nlohmann::json look_without_waiting(const cl::CommandQueue& queue, lab::GuardedArray<float>& host,
+                                    const cl::Buffer& c, const float* reference, Length n,
+                                    const std::function<cl::Event()>& launch, std::ostream& out);
+
+// The sentence for elements written in c's guard zones, with what usually writes there (past
+// the end: padding work-items without the bounds check; before the start: an index below 0), or
+// "" when none were.
+std::string describe_outside(const lab::GuardCheck& guard);
+
+// The report: each row against the copy (vector_add moves 12 bytes per element, reading a and b
+// and writing c; the copy 8), with `details`, printed in the --json/--csv/table format chosen.
+// Returns the exit code.
+int report(const lab::Cli& cli, const lab::Env& env, std::vector<lab::Result> rows,
+           const lab::CopyBaseline& copy, nlohmann::json details, Length n,
+           const std::string& mode);
 
 }  // namespace vector_add

@@ -129,6 +129,71 @@ GuardCheck check_guard_bytes(const unsigned char* front, std::size_t front_count
 std::string describe_guard_writes(const GuardCheck& check, const std::string& name,
                                   const std::string& hint);
 
+// A host array of `count` elements between two guard zones, for a lab that makes its buffers
+// itself: the lab makes a buffer over all of it (bytes() from all(), with whatever flags its
+// buffer mode uses), so the zones travel with the data into the device buffer, and gives the
+// kernel a sub-buffer over the data alone (region()). A kernel that writes before its first
+// element or past its last (a padded launch without the bounds check overshoots by up to
+// `reach`) then writes into a zone, not into the runtime's memory, and check() finds it. No zones
+// on Oclgrind, which checks every access itself (region() is then the whole buffer).
+template <typename T>
+class GuardedArray {
+ public:
+  // `initial` (count elements, or null for the sentinel) is what the data holds at first.
+  GuardedArray(const cl::Device& device, std::size_t count, std::size_t reach,
+               const T* initial = nullptr)
+      : layout_(guard_layout(device, sizeof(T), count, reach)) {
+    storage_.resize(layout_.total());
+    std::memset(static_cast<void*>(storage_.data()), kGuardByte, storage_.size() * sizeof(T));
+    if (initial != nullptr) {
+      std::copy(initial, initial + count, data());
+    } else {
+      std::fill(data(), data() + count, sentinel<T>());
+    }
+  }
+
+  // The zones and the data: what the buffer is made over.
+  T* all() { return storage_.data(); }
+  std::size_t bytes() const { return storage_.size() * sizeof(T); }
+  // The data within them: in the host array, and as the sub-buffer's region of the buffer.
+  T* data() { return storage_.data() + layout_.front; }
+  std::size_t size() const { return layout_.count; }
+  cl_buffer_region region() const { return {layout_.front * sizeof(T), layout_.count * sizeof(T)}; }
+
+  // Sets `buffer` (made over all()) to the sentinel in the data and the guard pattern in the
+  // zones, and waits.
+  void reset(const cl::CommandQueue& queue, const cl::Buffer& buffer) const {
+    T guard;
+    std::memset(static_cast<void*>(&guard), kGuardByte, sizeof guard);
+    const std::size_t element = sizeof(T);
+    if (layout_.front > 0) queue.enqueueFillBuffer(buffer, guard, 0, layout_.front * element);
+    queue.enqueueFillBuffer(buffer, sentinel<T>(), layout_.front * element,
+                            layout_.count * element);
+    if (layout_.back > 0) {
+      queue.enqueueFillBuffer(buffer, guard, (layout_.front + layout_.count) * element,
+                              layout_.back * element);
+    }
+    queue.finish();
+  }
+
+  // Which elements of the zones in `buffer` (made over all()) the kernels changed.
+  GuardCheck check(const cl::CommandQueue& queue, const cl::Buffer& buffer) const {
+    const std::size_t element = sizeof(T);
+    std::vector<unsigned char> front(layout_.front * element), back(layout_.back * element);
+    if (!front.empty()) queue.enqueueReadBuffer(buffer, CL_TRUE, 0, front.size(), front.data());
+    if (!back.empty()) {
+      queue.enqueueReadBuffer(buffer, CL_TRUE, (layout_.front + layout_.count) * element,
+                              back.size(), back.data());
+    }
+    return check_guard_bytes(front.data(), layout_.front, back.data(), layout_.back, layout_.count,
+                             element);
+  }
+
+ private:
+  GuardLayout layout_;
+  HostVector<T> storage_;
+};
+
 // A buffer of `count` elements with guard zones around it, made from a host array the way a
 // buffer mode says. The kernel gets buffer(), a sub-buffer over the data; a padded NDRange whose
 // work-items skip the bounds check writes into the guards, not into someone else's memory, and

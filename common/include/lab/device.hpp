@@ -47,9 +47,17 @@ struct Env {
   std::string opencl_c_version() const;
 };
 
+// The first half of open_device, for a lab that makes its context and queue itself: the device
+// chosen and its line printed, context and queue left empty.
+Env pick_device(const Options& options, std::ostream& out);
+
+// Names the queue's track in the --trace file (nothing without --trace).
+void trace_queue(const cl::CommandQueue& queue);
+
 // Chooses the device from the options and prints one line naming platform, device and OpenCL C
 // version to `out`. On Oclgrind's platform, unless OCLGRIND_LOG is set, Oclgrind's reports go to
-// a temporary log that summarize_oclgrind_log() condenses.
+// a temporary log that summarize_oclgrind_log() condenses. Then makes the context and an in-order
+// queue that records profiling information.
 Env open_device(const Options& options, std::ostream& out);
 
 // Whether `platform` is Oclgrind's simulator, which checks every memory access itself (the labs

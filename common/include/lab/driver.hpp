@@ -55,16 +55,20 @@ struct KernelPlan {
 PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
                               const KernelPlan& plan);
 
-// The same from a family's row: `fixed` are the family's own defines (the element type), and
-// `signature` the arguments the family passes (its name is the row's kernel_name). A kernel the
-// lab runs besides the chosen variant's own (the transposes around coalescing's scan) passes
-// main_file false: --kernel-file does not replace it.
+// prepare_kernel's checks before the build, for a lab that builds its kernel itself: a
+// work-group above the device's limit, or declared __local arrays above its local memory, throw
+// RuntimeError with the tunable to change.
+void check_before_build(const Env& env, const KernelPlan& plan);
+
+// A family's row as a KernelPlan: `fixed` are the family's own defines (the element type), and
+// `signature` the arguments the family passes (its name is the row's kernel_name). Throws
+// UsageError when the row's `fits` refuses the size. A kernel the lab runs besides the chosen
+// variant's own (the transposes around coalescing's scan) passes main_file false: --kernel-file
+// does not replace it.
 template <typename Size, typename Extra>
-PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
-                              const Family<Size, Extra>& family,
-                              const Variant<Size, Extra>& variant, const Size& size,
-                              const Tuning& tuning, Defines fixed, KernelSignature signature,
-                              std::size_t element, bool main_file = true) {
+KernelPlan plan_kernel(const Family<Size, Extra>& family, const Variant<Size, Extra>& variant,
+                       const Size& size, const Tuning& tuning, Defines fixed,
+                       KernelSignature signature, std::size_t element, bool main_file = true) {
   if (variant.fits) {
     const std::string why = variant.fits(size, tuning);
     if (!why.empty()) throw UsageError(why);
@@ -96,7 +100,19 @@ PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& ou
   plan.tuning = tuning.text(variant.tunables);
   plan.limits.tuning = plan.tuning;
   plan.main_file = main_file;
-  return prepare_kernel(env, options, out, plan);
+  return plan;
+}
+
+// prepare_kernel from a family's row (plan_kernel's arguments).
+template <typename Size, typename Extra>
+PreparedKernel prepare_kernel(Env& env, const Options& options, std::ostream& out,
+                              const Family<Size, Extra>& family,
+                              const Variant<Size, Extra>& variant, const Size& size,
+                              const Tuning& tuning, Defines fixed, KernelSignature signature,
+                              std::size_t element, bool main_file = true) {
+  return prepare_kernel(env, options, out,
+                        plan_kernel(family, variant, size, tuning, std::move(fixed),
+                                    std::move(signature), element, main_file));
 }
 
 // Where one run of a row prints, and with which options. A tuner's trial is quiet (its lines are

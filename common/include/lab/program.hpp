@@ -8,6 +8,7 @@
 #include <CL/opencl.hpp>
 
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -86,18 +87,66 @@ struct KernelSignature {
   std::string text() const;
 };
 
+namespace detail {
+class CapturedStderr;
+}
+
+// A kernel file read for building, the first step of build_program that a lab may also take
+// itself: where it was found, the text cl::Program gets, and the options program.build gets.
+struct KernelText {
+  std::string path;
+  std::string source;     // for cl::Program: on PoCL with a #line, so the log names the file
+  std::string flags;      // for program.build: the defines, then --build-options
+  bool student = false;   // from --kernel-file or --kernel-dir, not one of the suite's files
+  std::string file_text;  // the file as written
+  Defines defines;
+  std::string build_options;
+  // The compiler's own lines on stderr ("2 errors generated."), held from load_kernel until the
+  // build's outcome is known, so that they follow the build log instead of preceding it.
+  std::shared_ptr<detail::CapturedStderr> compiler_output;
+};
+
+// Finds `file` (the lab's main kernel file when main_file; --kernel-file and --kernel-dir count
+// for it only), reads it and puts the build options together: `defines` plus --build-options
+// (which may not redefine one of them), and -cl-kernel-arg-info for a student's file, whose
+// arguments check_kernel_args then checks. With -v it prints the lookup, the path and the
+// options.
+KernelText load_kernel(const Env& env, const Options& options, const std::string& file,
+                       const Defines& defines, std::ostream& out, bool main_file = true);
+
+// What a lab does when program.build throws: prints the build log (`log`, the program's
+// CL_PROGRAM_BUILD_LOG, with the file's name in place of "<kernel>") and throws the one-line
+// error: an Error with exit 1 for a student's file (the kernel is wrong), RuntimeError (3) for the
+// suite's, UsageError (2) when the kernel's own #error refuses a tunable's value. Any other
+// OpenCL error is rethrown as it is.
+[[noreturn]] void build_failed(const KernelText& text, const cl::Error& error, std::string log);
+
+// After a build: checks that the program defines the kernel `signature` names (else throws with
+// the names it defines and the signature expected), and refuses a student's kernel whose barrier
+// some work-items may skip (divergent_barrier).
+void check_kernel_name(const cl::Program& program, const KernelText& text,
+                       const KernelSignature& signature);
+
+// The kernel's arguments against `signature`: their number and, where the driver reports them
+// (student files are built with -cl-kernel-arg-info), each one's address space and type. A
+// mismatch throws with the expected signature, the argument that differs and what the file
+// defines instead.
+void check_kernel_args(const cl::Kernel& kernel, const KernelText& text,
+                       const KernelSignature& signature);
+
 // A built program and where its source came from.
 struct Program {
   cl::Program program;
   std::string path;
   bool student = false;  // from --kernel-file or --kernel-dir, not one of the suite's files
+  KernelText text;
 };
 
-// Loads `file` (the lab's main kernel file when main_file), builds it for env.device with
-// `defines` plus --build-options, and prints the build log and throws when it fails: an Error
-// with exit 1 for a student's file (the kernel is wrong), RuntimeError (3) for the suite's. The
-// source is compiled as if from its own path, so the log names the file and its lines. With -v
-// it prints the lookup, the path and the options.
+// load_kernel, cl::Program and program.build in one call: loads `file` (the lab's main kernel file
+// when main_file), builds it for env.device with `defines` plus --build-options, and prints the
+// build log and throws when it fails: an Error with exit 1 for a student's file (the kernel is
+// wrong), RuntimeError (3) for the suite's. The source is compiled as if from its own path, so the
+// log names the file and its lines. With -v it prints the lookup, the path and the options.
 Program build_program(const Env& env, const Options& options, const std::string& file,
                       const Defines& defines, std::ostream& out, bool main_file = true);
 
