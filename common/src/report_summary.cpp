@@ -45,7 +45,7 @@ constexpr std::size_t kSummaryLabColumnAt = 110;  // the width from which the la
 
 SummaryLayout summary_layout(std::size_t width) {
   width = std::max(width, kMinSummaryWidth);
-  constexpr std::size_t lab = 13, median = 9, status = 7;  // "memory_spaces", "358.123 ms"
+  constexpr std::size_t lab = 13, median = 10, status = 7;  // "memory_spaces", "358.123 ms"
   SummaryLayout layout{width, width >= kSummaryLabColumnAt, 0, {}};
   layout.indent = layout.lab_column ? 0 : 2;
   const std::size_t fixed = layout.indent + (layout.lab_column ? lab + kSummaryGap : 0) + median +
