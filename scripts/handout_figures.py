@@ -69,6 +69,7 @@ class BlockError(Exception):
 # The docs whose figures come from the kept runs too. Not docs/results.md, which
 # scripts/report.py makes whole from the same runs (tests/check_results_md.py checks it).
 DOCS = (
+    "README.md",
     "docs/instructor/answers.md",
     "docs/instructor/README.md",
     "docs/start-here.md",

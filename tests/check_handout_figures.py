@@ -5,8 +5,15 @@ The files are those scripts/handout_figures.py fills: the handouts (labs/NN_NAME
 its DOCS, the instructor's answer key (docs/instructor/answers.md) and the guides in docs/
 (docs/instructor/README.md, start-here.md, reference.md, testing.md, adding-a-lab.md). Not
 docs/results.md, which scripts/report.py makes whole from the same runs (tests/check_results_md.py
-checks it). The top-level README.md is not scanned yet: its tour example is being rewritten;
-add it to DOCS in scripts/handout_figures.py once it is.
+checks it). README.md is scanned too.
+
+A console sample (what a command prints, shown so a reader knows what to expect) is one run's
+output, not a claim: it sits between `<!-- sample:begin device="NAME" -->` and
+`<!-- sample:end -->`, is exempt from (b), and must name its device: the sample's own `Device:`
+line has to contain NAME, so a sample cannot pass off one machine's figures as another's.
+
+README.md is also held to README_LINES lines: a front door read in two minutes, with the figures
+in docs/results.md.
 
 (a) scripts/handout_figures.py --check: each generated block matches docs/results/runs/.
 (b) Outside the generated blocks, no file holds a measured-looking figure: a number followed by
@@ -51,6 +58,8 @@ ALLOWED = [
     ("docs/adding-a-lab.md", "y = 2x + 1", "a formula, the template lab's operation"),
 ]
 
+README_LINES = 150
+
 UNITS = r"(?:GB/s|GFLOP/s|TFLOP/s|GOP/s|MB/s)"
 NUMBER = r"(?<![\w.])[0-9][0-9,]*(?:\.[0-9]+)?"
 FIGURE = re.compile(
@@ -62,6 +71,8 @@ FIGURE = re.compile(
 )
 BEGIN = re.compile(r"^<!-- figures:begin .* -->\s*$")
 END = "<!-- figures:end -->"
+SAMPLE_BEGIN = re.compile(r'^<!-- sample:begin device="([^"]+)" -->\s*$')
+SAMPLE_END = "<!-- sample:end -->"
 
 
 def documents(root):
@@ -82,6 +93,7 @@ def stray_figures(root):
             continue
         allowed = [text for path, text, _ in ALLOWED if path == rel]
         inside = False
+        sample = None  # (line number, device named, whether its Device: line names it)
         for number, line in enumerate(handout.read_text().splitlines(), 1):
             if BEGIN.match(line):
                 inside = True
@@ -91,12 +103,28 @@ def stray_figures(root):
                 continue
             if inside:
                 continue
+            begin = SAMPLE_BEGIN.match(line)
+            if begin:
+                sample = [number, begin.group(1), False]
+                continue
+            if line.strip() == SAMPLE_END and sample is not None:
+                if not sample[2]:
+                    found.append(f"{rel}:{sample[0]}: the sample names device {sample[1]!r} but "
+                                 "its output has no `Device:` line containing it")
+                sample = None
+                continue
+            if sample is not None:
+                if line.startswith("Device:") and sample[1] in line:
+                    sample[2] = True
+                continue
             for match in FIGURE.finditer(line):
                 if any(text in line and match.group(0) in text for text in allowed):
                     continue
                 found.append(f"{rel}:{number}: '{match.group(0).strip()}' looks measured; "
                              "put it in a generated block (scripts/handout_figures.py) or "
                              "take it out")
+        if sample is not None:
+            found.append(f"{rel}:{sample[0]}: a sample block without `{SAMPLE_END}`")
     return found
 
 
@@ -114,6 +142,10 @@ def main():
     stray = stray_figures(root)
     for line in stray:
         print(line, file=sys.stderr)
+    readme_lines = len((root / "README.md").read_text().splitlines())
+    if readme_lines > README_LINES:
+        stray.append(f"README.md: {readme_lines} lines, more than {README_LINES}: move detail "
+                     "into docs/ and link it")
     unused = [(p, t) for p, t, _ in ALLOWED
               if not (root / p).exists() or t not in (root / p).read_text()]
     for path, text in unused:

@@ -53,7 +53,7 @@ SummaryLayout summary_layout(std::size_t width) {
   // The free columns start at their least widths and take the room left in turn: the variant first
   // (every name fits 22), the rate (19: "121% of copy kernel" under the rate), the size, then the
   // rate with its share on one line, then the rest.
-  std::size_t variant = 16, size = 13, rate = 17;
+  std::size_t variant = 16, size = 12, rate = 17;
   std::size_t room = width - fixed - (variant + size + rate);
   const auto grow = [&room](std::size_t& column, std::size_t most) {
     const std::size_t more = std::min(room, most > column ? most - column : 0);

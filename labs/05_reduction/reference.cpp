@@ -67,8 +67,10 @@ lab::CheckResult check_total(const Terms<T>& terms, T total, std::uint64_t heigh
   const lab::CheckResult check = lab::compare_each(
       &total, &terms.reference, 1, [&](std::size_t) { return allowed; }, err, what);
   if (is_float) {
-    char text[120];
-    std::snprintf(text, sizeof text, "error %.3g (allowed %.3g, tree height %llu)",
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "off the exact sum by %.3g; rounding may cost up to %.3g where a float sum "
+                  "runs through %llu additions in a row",
                   std::fabs(double(total) - terms.reference), allowed,
                   static_cast<unsigned long long>(height));
     note = text;

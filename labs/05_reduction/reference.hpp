@@ -38,8 +38,9 @@ template <typename T>
 Terms<T> make_terms(std::uint64_t n, const std::string& op, std::uint64_t seed, std::ostream& out);
 
 // A total's check against the reference: every total compared, with the bound of a summation
-// tree of `height` (exact for int), the mismatch on `err` named `what`. `note` becomes "error E
-// (allowed A, tree height H)" for float.
+// tree of `height` (exact for int), the mismatch on `err` named `what`. `note` becomes "off the
+// exact sum by E; rounding may cost up to A where a float sum runs through H additions in a row"
+// for float.
 template <typename T>
 lab::CheckResult check_total(const Terms<T>& terms, T total, std::uint64_t height,
                              const std::string& what, std::ostream& err, std::string& note);
