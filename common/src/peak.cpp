@@ -6,6 +6,7 @@
 #include "lab/program.hpp"
 #include "lab/sha256.hpp"
 #include "lab/timing.hpp"
+#include "lab/tuner.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -194,16 +195,7 @@ PeakShape peak_shape(const cl::Device& device) {
   return shape;
 }
 
-std::string peak_cache_path() {
-  if (const char* path = std::getenv("LAB_PEAK_CACHE"); path != nullptr && *path != '\0') {
-    return path;
-  }
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-    return std::string(xdg) + "/opencl-labs/peak.json";
-  }
-  const char* home = std::getenv("HOME");
-  return std::string(home != nullptr ? home : ".") + "/.cache/opencl-labs/peak.json";
-}
+std::string peak_cache_path() { return user_cache_file("LAB_PEAK_CACHE", "peak.json"); }
 
 std::optional<Fp32Peak> cached_fp32_peak(const cl::Device& device, const Options& options) {
   json key;

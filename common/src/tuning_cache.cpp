@@ -17,6 +17,18 @@
 #include <system_error>
 
 namespace lab {
+
+std::string user_cache_file(const char* override_variable, const std::string& name) {
+  if (const char* path = std::getenv(override_variable); path != nullptr && *path != '\0') {
+    return path;
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return std::string(xdg) + "/opencl-labs/" + name;
+  }
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr ? home : ".") + "/.cache/opencl-labs/" + name;
+}
+
 namespace detail {
 
 namespace {
@@ -40,14 +52,7 @@ std::string size_class(double work) {
 }
 
 std::string TuningCache::default_path() {
-  if (const char* path = std::getenv("LAB_TUNING_CACHE"); path != nullptr && *path != '\0') {
-    return path;
-  }
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-    return std::string(xdg) + "/opencl-labs/tuning.json";
-  }
-  const char* home = std::getenv("HOME");
-  return std::string(home != nullptr ? home : ".") + "/.cache/opencl-labs/tuning.json";
+  return user_cache_file("LAB_TUNING_CACHE", "tuning.json");
 }
 
 TuningCache::TuningCache(std::string path) : path_(std::move(path)) {}

@@ -18,6 +18,11 @@
 #include <vector>
 
 namespace lab {
+
+// The file `name` in this user's cache folder for the suite: the path in the environment variable
+// `override_variable` when set, else $XDG_CACHE_HOME/opencl-labs/NAME, else
+// ~/.cache/opencl-labs/NAME (the tuning cache and the measured peaks).
+std::string user_cache_file(const char* override_variable, const std::string& name);
 namespace detail {
 using TunableValues = std::vector<std::pair<std::string, std::int64_t>>;
 
