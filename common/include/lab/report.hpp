@@ -46,7 +46,7 @@ struct Reference {
   double share_max = 0;
   // What --summary calls it after the percentage, in a word or two ("78% of copy kernel", "0.4% of
   // FP32 peak", "91% of best width"); `name` when empty.
-  std::string short_name;
+  std::string short_name{};
 };
 
 // The size a row ran at, as numbers for scripts ({"n": 65536}, {"m", "n", "k"}, {"height",
