@@ -69,8 +69,8 @@ lab::CheckResult check_total(const Terms<T>& terms, T total, std::uint64_t heigh
   if (is_float) {
     char text[200];
     std::snprintf(text, sizeof text,
-                  "off the exact sum by %.3g; rounding may cost up to %.3g where a float sum "
-                  "runs through %llu additions in a row",
+                  "off the exact sum by %.3g (rounding bound %.3g: a float sum through %llu "
+                  "additions in a row)",
                   std::fabs(double(total) - terms.reference), allowed,
                   static_cast<unsigned long long>(height));
     note = text;

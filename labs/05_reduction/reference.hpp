@@ -39,8 +39,7 @@ Terms<T> make_terms(std::uint64_t n, const std::string& op, std::uint64_t seed, 
 
 // A total's check against the reference: every total compared, with the bound of a summation
 // tree of `height` (exact for int), the mismatch on `err` named `what`. `note` becomes "off the
-// exact sum by E; rounding may cost up to A where a float sum runs through H additions in a row"
-// for float.
+// exact sum by E (rounding bound A: a float sum through H additions in a row)" for float.
 template <typename T>
 lab::CheckResult check_total(const Terms<T>& terms, T total, std::uint64_t height,
                              const std::string& what, std::ostream& err, std::string& note);
