@@ -136,6 +136,38 @@ std::string describe_guard_writes(const GuardCheck& check, const std::string& na
 // element or past its last (a padded launch without the bounds check overshoots by up to
 // `reach`) then writes into a zone, not into the runtime's memory, and check() finds it. No zones
 // on Oclgrind, which checks every access itself (region() is then the whole buffer).
+// Sets `buffer`, laid out as `layout` (front zone, data, back zone), to the guard pattern in the
+// zones and the sentinel in the data, and waits.
+template <typename T>
+void fill_guarded(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                  const GuardLayout& layout) {
+  T guard;
+  std::memset(static_cast<void*>(&guard), kGuardByte, sizeof guard);
+  const std::size_t element = sizeof(T);
+  if (layout.front > 0) queue.enqueueFillBuffer(buffer, guard, 0, layout.front * element);
+  queue.enqueueFillBuffer(buffer, sentinel<T>(), layout.front * element, layout.count * element);
+  if (layout.back > 0) {
+    queue.enqueueFillBuffer(buffer, guard, (layout.front + layout.count) * element,
+                            layout.back * element);
+  }
+  queue.finish();
+}
+
+// Which guard elements of `buffer`, laid out as `layout`, no longer hold the guard pattern.
+template <typename T>
+GuardCheck read_guards(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                       const GuardLayout& layout) {
+  const std::size_t element = sizeof(T);
+  std::vector<unsigned char> front(layout.front * element), back(layout.back * element);
+  if (!front.empty()) queue.enqueueReadBuffer(buffer, CL_TRUE, 0, front.size(), front.data());
+  if (!back.empty()) {
+    queue.enqueueReadBuffer(buffer, CL_TRUE, (layout.front + layout.count) * element, back.size(),
+                            back.data());
+  }
+  return check_guard_bytes(front.data(), layout.front, back.data(), layout.back, layout.count,
+                           element);
+}
+
 template <typename T>
 class GuardedArray {
  public:
@@ -163,30 +195,12 @@ class GuardedArray {
   // Sets `buffer` (made over all()) to the sentinel in the data and the guard pattern in the
   // zones, and waits.
   void reset(const cl::CommandQueue& queue, const cl::Buffer& buffer) const {
-    T guard;
-    std::memset(static_cast<void*>(&guard), kGuardByte, sizeof guard);
-    const std::size_t element = sizeof(T);
-    if (layout_.front > 0) queue.enqueueFillBuffer(buffer, guard, 0, layout_.front * element);
-    queue.enqueueFillBuffer(buffer, sentinel<T>(), layout_.front * element,
-                            layout_.count * element);
-    if (layout_.back > 0) {
-      queue.enqueueFillBuffer(buffer, guard, (layout_.front + layout_.count) * element,
-                              layout_.back * element);
-    }
-    queue.finish();
+    fill_guarded<T>(queue, buffer, layout_);
   }
 
   // Which elements of the zones in `buffer` (made over all()) the kernels changed.
   GuardCheck check(const cl::CommandQueue& queue, const cl::Buffer& buffer) const {
-    const std::size_t element = sizeof(T);
-    std::vector<unsigned char> front(layout_.front * element), back(layout_.back * element);
-    if (!front.empty()) queue.enqueueReadBuffer(buffer, CL_TRUE, 0, front.size(), front.data());
-    if (!back.empty()) {
-      queue.enqueueReadBuffer(buffer, CL_TRUE, (layout_.front + layout_.count) * element,
-                              back.size(), back.data());
-    }
-    return check_guard_bytes(front.data(), layout_.front, back.data(), layout_.back, layout_.count,
-                             element);
+    return read_guards<T>(queue, buffer, layout_);
   }
 
  private:
@@ -259,22 +273,7 @@ class GuardedBuffer {
   T* host() { return storage_.data() + layout_.front; }
 
   // Sets the data to the sentinel and the guards to their pattern again (before each variant).
-  void reset(const cl::CommandQueue& queue) {
-    const std::size_t element = sizeof(T);
-    const T guard = [&] {
-      T value;
-      std::memset(static_cast<void*>(&value), kGuardByte, sizeof value);
-      return value;
-    }();
-    if (layout_.front > 0) queue.enqueueFillBuffer(whole_, guard, 0, layout_.front * element);
-    queue.enqueueFillBuffer(whole_, sentinel<T>(), layout_.front * element,
-                            layout_.count * element);
-    if (layout_.back > 0) {
-      queue.enqueueFillBuffer(whole_, guard, (layout_.front + layout_.count) * element,
-                              layout_.back * element);
-    }
-    queue.finish();
-  }
+  void reset(const cl::CommandQueue& queue) { fill_guarded<T>(queue, whole_, layout_); }
 
   // The data made visible to the host the way the mode allows: a read into host() for copy and
   // write, a map for use and alloc (for use it points into host() itself). Waits for the queue.
@@ -288,15 +287,7 @@ class GuardedBuffer {
 
   // Which guard elements the kernels changed since the last reset().
   GuardCheck check_guards(const cl::CommandQueue& queue) const {
-    const std::size_t element = sizeof(T);
-    std::vector<unsigned char> front(layout_.front * element), back(layout_.back * element);
-    if (!front.empty()) queue.enqueueReadBuffer(whole_, CL_TRUE, 0, front.size(), front.data());
-    if (!back.empty()) {
-      queue.enqueueReadBuffer(whole_, CL_TRUE, (layout_.front + layout_.count) * element,
-                              back.size(), back.data());
-    }
-    return check_guard_bytes(front.data(), layout_.front, back.data(), layout_.back, layout_.count,
-                             element);
+    return read_guards<T>(queue, whole_, layout_);
   }
 
  private:
