@@ -85,14 +85,14 @@ Family make_family() {
 
   // Bytes counted: every term read once (x, and y for a dot product); set by the lab per --op.
   f.variants.reserve(8);
-  Variant single = row("single", "one work-item adds its group's elements while the others wait", false);
+  Variant single =
+      row("single", "one work-item adds its group's elements while the others wait", false);
   single.extra.scratch = false;
   single.dynamic_local_bytes = nullptr;
   single.extra.chain = [](Length, const lab::Tuning& t) { return t.whole("LOCAL"); };
   f.variants.push_back(single);
 
-  Variant local_single =
-      row("local_single", "the same from a copy in local memory", false);
+  Variant local_single = row("local_single", "the same from a copy in local memory", false);
   local_single.extra.chain = [](Length, const lab::Tuning& t) { return t.whole("LOCAL"); };
   f.variants.push_back(local_single);
 

@@ -19,8 +19,7 @@ int main(int argc, char** argv) {
         cli.add_text("--modes", modes,
                      "timing: the modes of A and B to compare, each MODE (both) or AMODE/BMODE, "
                      "e.g. copy,use,copy/use (default: copy,use,alloc,write,map)");
-        cli.add_choice("--c-mode", s.c_mode,
-                       "timing: the mode of C (default use)",
+        cli.add_choice("--c-mode", s.c_mode, "timing: the mode of C (default use)",
                        flags::mode_names());
         cli.parse();
         parts.read_by("--modes", {"timing"}).read_by("--c-mode", {"timing"}).check(cli);
