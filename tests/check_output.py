@@ -10,7 +10,8 @@ the lab is NAME; "passed" is true; at least one result; each result has the fiel
 must have (docs/result.schema.json: variant, size, size_label, status, notes) and status PASSED.
 A CSV holds one row per result of the same command's --json twin (run with --csv replaced by
 --json), in the same order.
---variants: the results are exactly these, in this order (every result present, no other).
+--variants: the results are exactly these, in this order (every result present, no other); in
+  an entry, '#' stands for a whole number ('memcpy # threads'), every other character for itself.
 --each PATH=VALUE: every result has VALUE at the dotted PATH (size.m=20, time_s.runs=1); numbers
   compare as numbers. In a CSV, PATH is the column; a PATH the CSV has no column for, and every
   --top, is checked on the --json twin (the CSV has no element-type column, say).
@@ -21,6 +22,7 @@ import argparse
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -57,6 +59,12 @@ def same(actual, expected):
         return float(actual) == float(expected)
     except (TypeError, ValueError):
         return str(actual) == expected
+
+
+def named(expected, variant):
+    """Whether a variant's name is the expected one, '#' in it standing for a whole number."""
+    pattern = "[0-9]+".join(re.escape(part) for part in expected.split("#"))
+    return re.fullmatch(pattern, str(variant)) is not None
 
 
 def pairs(items):
@@ -168,9 +176,9 @@ def main():
         variants = check_json(document, options.lab, each, top, problems)
     if options.variants is not None:
         expected = options.variants.split("|")
-        if variants != expected:
-            missing = [v for v in expected if v not in variants]
-            extra = [v for v in variants if v not in expected]
+        if len(variants) != len(expected) or not all(map(named, expected, variants)):
+            missing = [e for e in expected if not any(named(e, v) for v in variants)]
+            extra = [v for v in variants if not any(named(e, v) for e in expected)]
             problems.append(f"results {variants}, expected {expected} (missing {missing}, "
                             f"unexpected {extra})")
     if problems:
