@@ -231,7 +231,18 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
     }
     return row;
   };
-  std::vector<lab::Result> rows = driver.run("GB/s", s.n, run_variant);
+  std::vector<lab::Result> rows;
+  for (std::size_t i = 0; i < driver.rows().size(); ++i) {
+    const vector_add::Variant& v = *driver.rows()[i];
+    const auto progress = driver.progress(i);  // on stderr, while a long run lasts
+    const auto chosen = driver.choose(i, "GB/s", s.n, [&](auto t, auto trial) {
+      return run_variant(v, t, trial);  // --tune tries each candidate this way, quietly
+    });
+    if (!chosen) continue;  // its limits refuse this size (a line said so)
+    rows.push_back(run_variant(v, chosen->tuning, driver.stage()));
+    rows.back().tuning = chosen->source;
+  }
+  driver.check_any_ran(rows);
 
   // 13. The report: each variant's rate against the copy's
   return vector_add::report(cli, env, std::move(rows), copy, details, s.n, s.mode);

@@ -44,9 +44,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   });
   matmul::Buffers<T> buffers = matmul::make_buffers(env, problem, reach);
 
-  // 5-7. Build, run and verify each variant through the one shared path (the sequential host
-  //      loop on the host clock); a variant whose limits the sizes break is skipped under
-  //      --variant all
+  // 5-7. Build, run and verify each chosen variant (matmul::run_variant in run.cpp); a variant
+  //      whose limits the sizes break is skipped under --variant all.
   //      With --peers (float), OpenBLAS's row is timed first, on its own; then every run takes
   //      turns with one OpenBLAS SGEMM on the host, so a row's ratio to OpenBLAS compares runs
   //      made a moment apart (on a CPU that PoCL shares with OpenBLAS, rates drift by tens of
@@ -57,13 +56,23 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
     if (s.peers) openblas = matmul::run_openblas(problem, opt, cli.out());
     if (openblas) turns.emplace(matmul::openblas_turn(problem));
   }
-  std::vector<lab::Result> rows = driver.run(
-      "GFLOP/s", dims,
-      [&](const matmul::Variant& variant, const lab::Tuning& t, const lab::Stage& stage) {
-        if (variant.kernel_file.empty()) return matmul::run_sequential(problem, stage.out);
-        return std::optional<lab::Result>(
-            matmul::run_variant(env, variant, t, stage, problem, buffers, peak));
-      });
+  std::vector<lab::Result> rows;
+  for (std::size_t i = 0; i < driver.rows().size(); ++i) {
+    const matmul::Variant& variant = *driver.rows()[i];
+    const auto progress = driver.progress(i);  // on stderr, while a long run lasts
+    if (variant.kernel_file.empty()) {         // sequential: the host loop, timed on the host clock
+      if (auto row = matmul::run_sequential(problem, cli.out())) rows.push_back(*row);
+      continue;
+    }
+    const auto chosen = driver.choose(i, "GFLOP/s", dims, [&](auto t, auto trial) {
+      return matmul::run_variant(env, variant, t, trial, problem, buffers, peak);
+    });
+    if (!chosen) continue;  // its limits refuse these sizes (a line said so)
+    rows.push_back(
+        matmul::run_variant(env, variant, chosen->tuning, driver.stage(), problem, buffers, peak));
+    rows.back().tuning = chosen->source;
+  }
+  driver.check_any_ran(rows);
   if constexpr (std::is_same_v<T, float>) {
     if (openblas) rows.push_back(*openblas);
     if (s.peers) {

@@ -219,9 +219,19 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   //      one of the copy kernel, the rows' yardstick
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
   std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
-    std::vector<lab::Result> made = driver.run(
-        "GB/s", n,
-        RunRow<T>{env, terms, x, y, partial, result, defines, finisher ? &*finisher : nullptr});
+    std::vector<lab::Result> made;
+    RunRow<T> run_row{env, terms, x, y, partial, result, defines, finisher ? &*finisher : nullptr};
+    for (std::size_t i = 0; i < driver.rows().size(); ++i) {
+      const reduction::Variant& v = *driver.rows()[i];
+      const auto progress = driver.progress(i);  // on stderr, while a long run lasts
+      const auto chosen = driver.choose(i, "GB/s", n, [&](auto t, auto trial) {
+        return run_row(v, t, trial);  // --tune tries each candidate this way, quietly
+      });
+      if (!chosen) continue;  // its limits refuse this size (a line said so)
+      made.push_back(run_row(v, chosen->tuning, driver.stage()));
+      made.back().tuning = chosen->source;
+    }
+    driver.check_any_ran(made);
     if constexpr (std::is_same_v<T, float>) {
       if (s.peers) {
         for (lab::Result& row : reduction::peer_rows(env, terms, x.buffer(), y.buffer(),

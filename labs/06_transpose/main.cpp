@@ -149,8 +149,19 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
   const lab::CopyBaseline copy = lab::measure_copy(
       env, opt, elements, 0, cli.out(), cpu ? lab::CopyMemory::host : lab::CopyMemory::device);
   std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
-    std::vector<lab::Result> made =
-        driver.run("GB/s", dims, RunRow<T>{env, dims, a_buf, b_buf, A, At});
+    std::vector<lab::Result> made;
+    RunRow<T> run_row{env, dims, a_buf, b_buf, A, At};
+    for (std::size_t i = 0; i < driver.rows().size(); ++i) {
+      const transpose::Variant& v = *driver.rows()[i];
+      const auto progress = driver.progress(i);  // on stderr, while a long run lasts
+      const auto chosen = driver.choose(i, "GB/s", dims, [&](auto t, auto trial) {
+        return run_row(v, t, trial);  // --tune tries each candidate this way, quietly
+      });
+      if (!chosen) continue;  // its limits refuse this size (a line said so)
+      made.push_back(run_row(v, chosen->tuning, driver.stage()));
+      made.back().tuning = chosen->source;
+    }
+    driver.check_any_ran(made);
     if constexpr (std::is_same_v<T, float>) {
       if (s.peers) {
         if (auto row = clblast_row(env, opt, dims, a_buf, b_buf, At, cli.out())) {

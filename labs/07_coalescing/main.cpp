@@ -179,9 +179,20 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const coalescing::Dims&
   nlohmann::json transposes;
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, elements, 0, cli.out());
   std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
-    return driver.run(
-        "GB/s", dims,
-        RunRow<T>{env, dims, s.transpose, a_buf, b_buf, want, allowed, reach, transposes});
+    std::vector<lab::Result> made;
+    RunRow<T> run_row{env, dims, s.transpose, a_buf, b_buf, want, allowed, reach, transposes};
+    for (std::size_t i = 0; i < driver.rows().size(); ++i) {
+      const coalescing::Variant& v = *driver.rows()[i];
+      const auto progress = driver.progress(i);  // on stderr, while a long run lasts
+      const auto chosen = driver.choose(i, "GB/s", dims, [&](auto t, auto trial) {
+        return run_row(v, t, trial);  // --tune tries each candidate this way, quietly
+      });
+      if (!chosen) continue;  // its limits refuse this size (a line said so)
+      made.push_back(run_row(v, chosen->tuning, driver.stage()));
+      made.back().tuning = chosen->source;
+    }
+    driver.check_any_ran(made);
+    return made;
   });
 
   // 8. Report: effective GB/s (the program reads A and writes B once) against the copy kernel,

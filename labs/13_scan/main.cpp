@@ -212,9 +212,21 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   //      kernel, the rows' yardstick
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
   std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
-    return driver.run(
-        "GB/s", n,
-        RunRow<T>{env, in_host, reference, in, out, sums, state, defines, scan_sums, sums_local});
+    std::vector<lab::Result> made;
+    RunRow<T> run_row{env,  in_host, reference, in,        out,
+                      sums, state,   defines,   scan_sums, sums_local};
+    for (std::size_t i = 0; i < driver.rows().size(); ++i) {
+      const scan::Variant& v = *driver.rows()[i];
+      const auto progress = driver.progress(i);  // on stderr, while a long run lasts
+      const auto chosen = driver.choose(i, "GB/s", n, [&](auto t, auto trial) {
+        return run_row(v, t, trial);  // --tune tries each candidate this way, quietly
+      });
+      if (!chosen) continue;  // its limits refuse this size (a line said so)
+      made.push_back(run_row(v, chosen->tuning, driver.stage()));
+      made.back().tuning = chosen->source;
+    }
+    driver.check_any_ran(made);
+    return made;
   });
 
   // 8. Report: GB/s (8 bytes an element, read once and written once) against the copy kernel;

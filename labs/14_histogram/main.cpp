@@ -143,7 +143,20 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   //      kernel, the rows' yardstick
   const lab::CopyBaseline copy = lab::measure_copy(env, opt, s.n, 0, cli.out());
   std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
-    return driver.run("GB/s", problem, RunRow{env, problem, keys, {&hist, &next_hist}, want});
+    std::vector<lab::Result> made;
+    RunRow run_row{env, problem, keys, {&hist, &next_hist}, want};
+    for (std::size_t i = 0; i < driver.rows().size(); ++i) {
+      const histogram::Variant& v = *driver.rows()[i];
+      const auto progress = driver.progress(i);  // on stderr, while a long run lasts
+      const auto chosen = driver.choose(i, "GB/s", problem, [&](auto t, auto trial) {
+        return run_row(v, t, trial);  // --tune tries each candidate this way, quietly
+      });
+      if (!chosen) continue;  // its limits refuse this size (a line said so)
+      made.push_back(run_row(v, chosen->tuning, driver.stage()));
+      made.back().tuning = chosen->source;
+    }
+    driver.check_any_ran(made);
+    return made;
   });
 
   // 8. Report: GB/s of keys read (4 bytes each) against the copy kernel; speed-up over

@@ -1,10 +1,9 @@
-// driver.hpp: the run path of a variant lab, written once. The lab gives its table, its sizes and
-// one function that builds, launches and checks one row with one tuning; the driver chooses the
-// rows (--variant), gives each its tuning (the defaults, the recorded settings, the tuning cache,
-// the command line, or with --tune a search through the same function), skips a row the sizes
-// cannot fit when several run, and collects the result rows in table order. prepare_kernel,
-// which that function calls first, turns the row's table cells into a built kernel checked
-// against the device.
+// driver.hpp: what a variant lab needs around its own loop over variants. VariantDriver chooses
+// the rows (--variant) and gives each its tuning (the defaults, the recorded settings, the tuning
+// cache, the command line, or with --tune a search that tries each candidate through the lab's
+// run of the row), and skips a row the sizes cannot fit when several run; the lab builds,
+// launches and checks each row itself. prepare_kernel turns a row's table cells into a built
+// kernel checked against the device.
 #pragma once
 
 #include "lab/cli.hpp"
@@ -19,6 +18,7 @@
 
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -124,6 +124,15 @@ struct Stage {
   bool trial = false;
 };
 
+// A row's tuning, and where it came from ("default", "cache", "command line", "tuned"; the
+// Result's `tuning`).
+struct ChosenTuning {
+  Tuning tuning;
+  std::string source;
+};
+
+// The rows --variant chose, each with its tuning. The lab loops over rows() itself and, for each,
+// asks choose() for the tuning to run it with.
 template <typename Size, typename Extra>
 class VariantDriver {
  public:
@@ -155,6 +164,7 @@ class VariantDriver {
     }
   }
 
+  // The chosen rows, in the table's order: the lab loops over them itself.
   const std::vector<const Row*>& rows() const { return rows_; }
 
   // Calls `f(row, tuning)` for every tuning a row's launches may use (with --tune, every
@@ -166,63 +176,67 @@ class VariantDriver {
     }
   }
 
-  // Each chosen row through `run(row, tuning, stage)`, which builds, launches and checks it and
-  // returns its Result (or an empty std::optional for a row it leaves out). A host row (no kernel
-  // file) runs once with no tuning. With --tune, a row's candidates run first as quiet trials
-  // (1 warm-up, 3 timed runs) and the best is kept. A row whose `fits` refuses the sizes is
-  // skipped with a line when several rows run, and refused (UsageError) when it is the only one,
-  // in a trial, or when every chosen row refuses (the first refusal says why).
-  template <typename Run>
-  std::vector<Result> run(const std::string& unit, const Size& size, Run run) {
-    std::vector<Result> results;
-    std::string refused;  // the first row's reason, when `fits` refuses it
-    const Options& options = cli_.options();
-    for (std::size_t i = 0; i < rows_.size(); ++i) {
-      const Row& row = *rows_[i];
-      const Stage stage{options, cli_.out(), std::cerr, false};
-      // On stderr while it lasts, when long (lab/progress.hpp): "matmul: naive (2 of 8), run 3
-      // of 10, 14 s". Not under --tune, whose search prints each candidate on stderr itself.
-      std::optional<Progress> progress;
-      if (!tuner_.searching()) {
-        progress.emplace(cli_.name() + ": " + row.name + " (" + std::to_string(i + 1) + " of " +
-                         std::to_string(rows_.size()) + ")");
-      }
-      if (row.kernel_file.empty()) {
-        const std::optional<Result> result(run(row, Tuning(), stage));
-        if (result) results.push_back(*result);
-        continue;
-      }
-      Tuning tuning = tunings_[i].tuning;
-      std::string source = tunings_[i].source;
-      if (tuner_.searching()) {
-        tuning = tuner_.search(
-            tunings_[i], unit,
-            [&](const Tuning& candidate) { return trial(row, size, candidate, run); }, std::cerr);
-        source = "tuned";
-      } else {
-        notes() << tunings_[i].warnings;
-      }
-      const std::string why = row.fits ? row.fits(size, tuning) : "";
-      if (!why.empty() && rows_.size() == 1) throw UsageError(why);
-      if (!why.empty()) {
-        cli_.out() << "  (skipped " << why << ")\n";
-        if (refused.empty()) refused = why;
-        continue;
-      }
-      std::optional<Result> result(run(row, tuning, stage));
-      if (!result) continue;
-      result->tuning = source;
-      results.push_back(*result);
+  // Where a chosen row's run prints, with the lab's options.
+  Stage stage() const { return Stage{cli_.options(), cli_.out(), std::cerr, false}; }
+
+  // While row `i` runs long, a line on stderr (lab/progress.hpp): "matmul: naive (2 of 8), run 3
+  // of 10, 14 s". None under --tune, whose search prints each candidate on stderr itself.
+  std::unique_ptr<Progress> progress(std::size_t i) const {
+    if (tuner_.searching()) return nullptr;
+    return std::make_unique<Progress>(cli_.name() + ": " + rows_[i]->name + " (" +
+                                      std::to_string(i + 1) + " of " +
+                                      std::to_string(rows_.size()) + ")");
+  }
+
+  // Row `i`'s tuning for `size`, and where it came from (the defaults, the recorded settings,
+  // the cache, the command line). With --tune, each candidate is first tried through
+  // `try_candidate(tuning, stage)`, the lab's own run of the row, quietly (1 warm-up, 3 timed
+  // runs, out of turns with any yardstick), and the fastest that passes is chosen; `unit` names
+  // its rate. A host row (no kernel file) gets an empty tuning. Empty when the row's `fits`
+  // refuses the sizes while other rows run (a "(skipped ...)" line says why); a UsageError when
+  // it is the only row.
+  template <typename Try>
+  std::optional<ChosenTuning> choose(std::size_t i, const std::string& unit, const Size& size,
+                                     Try try_candidate) {
+    const Row& row = *rows_[i];
+    if (row.kernel_file.empty()) return ChosenTuning{};
+    ChosenTuning chosen{tunings_[i].tuning, tunings_[i].source};
+    if (tuner_.searching()) {
+      chosen.tuning = tuner_.search(
+          tunings_[i], unit,
+          [&](const Tuning& candidate) { return trial(row, size, candidate, try_candidate); },
+          std::cerr);
+      chosen.source = "tuned";
+    } else {
+      notes() << tunings_[i].warnings;
     }
-    if (results.empty() && !refused.empty()) throw UsageError(refused);
-    return results;
+    const std::string why = row.fits ? row.fits(size, chosen.tuning) : "";
+    if (why.empty()) return chosen;
+    if (rows_.size() == 1) throw UsageError(why);
+    cli_.out() << "  (skipped " << why << ")\n";
+    if (refused_.empty()) refused_ = why;
+    return std::nullopt;
+  }
+
+  // After the loop: when every chosen row was refused its sizes, the first refusal as a
+  // UsageError (a run that measured nothing is a usage error, not an empty table).
+  void check_any_ran(const std::vector<Result>& results) const {
+    if (results.empty() && !refused_.empty()) throw UsageError(refused_);
   }
 
  private:
+  static detail::TrialOutcome outcome(const Result& result) {
+    return detail::TrialOutcome{result.passed, result.rate};
+  }
+  static detail::TrialOutcome outcome(const std::optional<Result>& result) {
+    return result ? outcome(*result) : detail::TrialOutcome{};
+  }
+
   // One candidate of --tune through the lab's run, quietly, with 1 warm-up and 3 timed runs, back
   // to back: the search ranks rates, not shares of a yardstick, so turns would only slow it.
-  template <typename Run>
-  detail::TrialOutcome trial(const Row& row, const Size& size, const Tuning& candidate, Run& run) {
+  template <typename Try>
+  detail::TrialOutcome trial(const Row& row, const Size& size, const Tuning& candidate,
+                             Try& try_candidate) {
     const std::string why = row.fits ? row.fits(size, candidate) : "";
     if (!why.empty()) throw UsageError(why);
     Options quick = cli_.options();
@@ -231,14 +245,14 @@ class VariantDriver {
     quick.verbose = false;
     std::ostringstream discard;
     const OutOfTurns apart;
-    const std::optional<Result> result(run(row, candidate, Stage{quick, discard, discard, true}));
-    return result ? detail::TrialOutcome{result->passed, result->rate} : detail::TrialOutcome{};
+    return outcome(try_candidate(candidate, Stage{quick, discard, discard, true}));
   }
 
   const Cli& cli_;
   Tuner tuner_;
   std::vector<const Row*> rows_;
   std::vector<RowTuning> tunings_;  // per row, in the same order
+  std::string refused_;             // the first row whose `fits` refused the sizes
 };
 
 }  // namespace lab
