@@ -17,51 +17,26 @@
 
 namespace {
 
-struct Settings {
-  std::uint64_t n = std::uint64_t{1} << 24;  // elements
-  std::string variant;                       // "": element, or per_item with --per-item N > 1
-  std::string mode = "copy";
-  bool no_fetch = false;
-  bool skip_finish = false;
-  // --no-fetch and --skip-finish read the result from the host's own array (USE_HOST_PTR).
-  bool host_result() const { return no_fetch || skip_finish; }
-};
-
-int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOptions& tuning_options);
+int run(lab::Cli& cli, lab::Env& env, const vector_add::Settings& s,
+        const lab::TuningOptions& tuning_options);
 
 }  // namespace
 
 int main(int argc, char** argv) {
   return lab::run_main(
       argc, argv, "vector_add", "c = a + b on an OpenCL device", [](lab::Cli& cli) {
-        // 1. Options: the table's variants and tunables (--local, --per-item, --tunable), --mode
-        const vector_add::Family& family = vector_add::family();
-        Settings s;
-        cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
-        lab::add_variant_option(cli, family, s.variant,
-                                " (default: element, or per_item with --per-item)");
-        lab::TuningOptions tuning_options(cli, family.tunables);
-        cli.add_choice("--mode", s.mode, "How buffers are made: copy|use|alloc|write",
-                       lab::buffer_mode_names());
-        cli.add_flag("--no-fetch", s.no_fetch,
-                     "Result buffer uses USE_HOST_PTR and is made visible by a map, not a read");
-        cli.add_flag("--skip-finish", s.skip_finish,
-                     "Look at the result before waiting for the kernel (the missing clFinish)");
-        cli.parse();
-        tuning_options.check();
-        const lab::Tuning tuning = tuning_options.apply(vector_add::default_tuning());
-        const bool per_item_given = tuning.given("PER_ITEM") && tuning["PER_ITEM"] > 1;
-        if (s.variant.empty()) s.variant = per_item_given ? "per_item" : "element";
-        if (s.variant == "element" && per_item_given) {
-          throw lab::UsageError(
-              "--per-item " + std::to_string(tuning["PER_ITEM"]) +
-              " needs --variant per_item: element adds one element per work-item");
-        }
-        lab::require_kernel_files(cli.options(), family.kernel_files(s.variant), "--variant");
-        lab::check_tunables_used(tuning_options, family, s.variant, lab::notes());
+        // 1. Options (vector_add_family.cpp): -n, --variant, the tunables (--local, --per-item),
+        //    --mode, --no-fetch, --skip-finish
+        vector_add::Settings s;
+        vector_add::add_size_and_variant(cli, s);
+        lab::TuningOptions tuning_options(cli, vector_add::family().tunables);
+        vector_add::parse_options(cli, s, tuning_options);
 
-        // 2. Choose the device (-p, -d, --type); a, b, c and the copy's two buffers must fit on it,
-        //    and a, b, c and the reference on the host
+        // 2. Choose the device (-p, -d, --type): lab::pick_device lists the platforms
+        //    (cl::Platform::get) and each one's devices (platform.getDevices(CL_DEVICE_TYPE_ALL,
+        //    &devices)) and takes the one the options name, else the first GPU, else the first.
+        //    a, b, c and the copy's two buffers must fit on it, and a, b, c and the reference on
+        //    the host
         lab::Env env = lab::pick_device(cli.options(), cli.out());
         lab::check_memory(env, s.n * sizeof(float), 5, 6, "-n");
 
@@ -75,7 +50,8 @@ int main(int argc, char** argv) {
 
 namespace {
 
-int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOptions& tuning_options) {
+int run(lab::Cli& cli, lab::Env& env, const vector_add::Settings& s,
+        const lab::TuningOptions& tuning_options) {
   // 4. Host data and the reference. Each host array sits between two guard zones, the one after
   //    it as long as the furthest launch of the chosen variants (with --tune, of every candidate)
   //    overshoots n: a kernel that forgets its bounds check, or computes an index below 0, writes
@@ -96,11 +72,9 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   const cl::CommandQueue& queue = env.queue;
 
   // The yardstick, which every run below takes turns with: the faster of a float and a float4
-  // copy kernel over plain buffers, in work-groups of LOCAL too (where the device allows it)
-  const std::uint64_t local_size = std::uint64_t(tuning_options.apply(defaults)["LOCAL"]);
-  const std::uint64_t group_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  // copy kernel over plain buffers (vector_add_family.cpp)
   const lab::CopyBaseline copy =
-      lab::measure_copy(env, opt, s.n, local_size <= group_max ? local_size : 0, cli.out());
+      vector_add::measure_yardstick(env, opt, tuning_options.apply(defaults), s.n, cli.out());
   const lab::InTurnsWith turns(copy.launch, copy.settle);
   nlohmann::json details = nlohmann::json::object();
 
@@ -217,13 +191,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
     if (map) queue.enqueueUnmapMemObject(c, result);
     queue.finish();
     const lab::GuardCheck guard = c_host.check(queue, c_all);
-    const std::string outside = vector_add::describe_outside(guard);
-    if (!outside.empty()) stage.err << "vector_add: " << outside << "\n";
-    lab::Result row =
-        lab::bandwidth_row(v.name + " mode=" + s.mode + (s.host_result() ? " result=use" : ""),
-                           lab::Size("n", std::int64_t(s.n)), timing,
-                           vector_add::family().work(s.n).bytes, check, guard.total());
-    row.tunables = t.row(v.tunables);
+    lab::Result row = vector_add::make_row(v, t, s, timing, check, guard, stage.err);
     if (!stage.trial) {
       details["variants"][v.name] = {{"global", range.global},
                                      {"local", range.local.empty() ? 0 : range.local[0]},

@@ -91,6 +91,32 @@ Family make_family() {
 
 }  // namespace
 
+void add_size_and_variant(lab::Cli& cli, Settings& s) {
+  cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
+  lab::add_variant_option(cli, family(), s.variant,
+                          " (default: element, or per_item with --per-item)");
+}
+
+void parse_options(lab::Cli& cli, Settings& s, lab::TuningOptions& tuning_options) {
+  cli.add_choice("--mode", s.mode, "How buffers are made: copy|use|alloc|write",
+                 lab::buffer_mode_names());
+  cli.add_flag("--no-fetch", s.no_fetch,
+               "Result buffer uses USE_HOST_PTR and is made visible by a map, not a read");
+  cli.add_flag("--skip-finish", s.skip_finish,
+               "Look at the result before waiting for the kernel (the missing clFinish)");
+  cli.parse();
+  tuning_options.check();
+  const lab::Tuning tuning = tuning_options.apply(default_tuning());
+  const bool per_item_given = tuning.given("PER_ITEM") && tuning["PER_ITEM"] > 1;
+  if (s.variant.empty()) s.variant = per_item_given ? "per_item" : "element";
+  if (s.variant == "element" && per_item_given) {
+    throw lab::UsageError("--per-item " + std::to_string(tuning["PER_ITEM"]) +
+                          " needs --variant per_item: element adds one element per work-item");
+  }
+  lab::require_kernel_files(cli.options(), family().kernel_files(s.variant), "--variant");
+  lab::check_tunables_used(tuning_options, family(), s.variant, lab::notes());
+}
+
 const Family& family() {
   static const Family table = make_family();
   return table;
@@ -157,6 +183,25 @@ std::string describe_outside(const lab::GuardCheck& guard) {
             "computes the index it writes)";
   }
   return lab::describe_guard_writes(guard, "c", hint);
+}
+
+lab::CopyBaseline measure_yardstick(lab::Env& env, const lab::Options& options,
+                                    const lab::Tuning& tuning, Length n, std::ostream& out) {
+  const std::uint64_t local = std::uint64_t(tuning["LOCAL"]);
+  const std::uint64_t group_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  return lab::measure_copy(env, options, n, local <= group_max ? local : 0, out);
+}
+
+lab::Result make_row(const Variant& v, const lab::Tuning& t, const Settings& s,
+                     const lab::Timing& timing, const lab::CheckResult& check,
+                     const lab::GuardCheck& guard, std::ostream& err) {
+  const std::string outside = describe_outside(guard);
+  if (!outside.empty()) err << "vector_add: " << outside << "\n";
+  lab::Result row = lab::bandwidth_row(
+      v.name + " mode=" + s.mode + (s.host_result() ? " result=use" : ""),
+      lab::Size("n", std::int64_t(s.n)), timing, family().work(s.n).bytes, check, guard.total());
+  row.tunables = t.row(v.tunables);
+  return row;
 }
 
 int report(const lab::Cli& cli, const lab::Env& env, std::vector<lab::Result> rows,

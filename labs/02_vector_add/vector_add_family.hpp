@@ -19,6 +19,24 @@ using Length = std::uint64_t;
 using Family = lab::Family<Length>;
 using Variant = lab::Variant<Length>;
 
+// What the options chose.
+struct Settings {
+  Length n = Length{1} << 24;  // elements
+  std::string variant;         // "": element, or per_item with --per-item N > 1
+  std::string mode = "copy";   // how the buffers are made: copy, use, alloc or write
+  bool no_fetch = false;
+  bool skip_finish = false;
+  // --no-fetch and --skip-finish read the result from the host's own array (USE_HOST_PTR).
+  bool host_result() const { return no_fetch || skip_finish; }
+};
+
+// -n and --variant, added to `cli` first (--help lists them before the tunables).
+void add_size_and_variant(lab::Cli& cli, Settings& s);
+
+// --mode, --no-fetch and --skip-finish; then parses the command line and checks it: --per-item
+// above 1 chooses per_item, and contradicts --variant element (UsageError).
+void parse_options(lab::Cli& cli, Settings& s, lab::TuningOptions& tuning_options);
+
 // Tunables: LOCAL (--local; 0, the default, lets the runtime choose) and PER_ITEM (--per-item).
 // Rows: "element" (kernel vector_add) and "per_item" (kernel vector_add_per_item).
 const Family& family();
@@ -43,6 +61,17 @@ std::uint64_t guard_reach(const lab::Env& env,
 nlohmann::json look_without_waiting(const cl::CommandQueue& queue, lab::GuardedArray<float>& host,
                                     const cl::Buffer& c, const float* reference, Length n,
                                     const std::function<cl::Event()>& launch, std::ostream& out);
+
+// The yardstick: the faster of a float and a float4 copy kernel over n floats in plain buffers,
+// in work-groups of the tuning's LOCAL too where the device allows it (lab::measure_copy).
+lab::CopyBaseline measure_yardstick(lab::Env& env, const lab::Options& options,
+                                    const lab::Tuning& tuning, Length n, std::ostream& out);
+
+// One variant's result row: its rate from `timing` (12 bytes an element), the check, and the
+// guard zones (a write there is said on `err`, with what usually writes there).
+lab::Result make_row(const Variant& v, const lab::Tuning& t, const Settings& s,
+                     const lab::Timing& timing, const lab::CheckResult& check,
+                     const lab::GuardCheck& guard, std::ostream& err);
 
 // The sentence for elements written in c's guard zones, with what usually writes there (past
 // the end: padding work-items without the bounds check; before the start: an index below 0), or
