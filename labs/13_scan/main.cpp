@@ -95,9 +95,9 @@ struct RunRow {
                          const lab::Stage& stage) const {
     const std::uint64_t n = in_host.size();
     const std::string real = lab::opencl_type_name<T>();
-    const lab::PreparedKernel prepared =
-        lab::prepare_kernel(env, stage.options, stage.out, scan::family(), v, n, t, defines,
-                            signature(v.kernel_name, real, v.extra.passes, false), sizeof(T));
+    const lab::PreparedKernel prepared = lab::prepare_kernel(
+        env, stage.options, stage.out, scan::family(), scan::for_shape(v, t), n, t, defines,
+        signature(v.kernel_name, real, v.extra.passes, false), sizeof(T));
     cl::Kernel kernel = prepared.kernel;
     kernel.setArg(0, cl_ulong(n));
     kernel.setArg(1, in.buffer());

@@ -1,10 +1,12 @@
 // scan_family.cpp: the scan table.
 #include "scan_family.hpp"
 
+#include <algorithm>
+
 namespace scan {
 namespace {
 
-// Elements of the padded tile of scan_tiles.cl (a slot after every max(PER_ITEM, 32)): RUN_PAD.
+// Elements of the padded tile of scan_decoupled.cl (a slot after every max(PER_ITEM, 32)): RUN_PAD.
 std::uint64_t padded(std::uint64_t tile, std::uint64_t per_item) {
   return tile + tile / std::max<std::uint64_t>(per_item, 32);
 }
@@ -82,7 +84,8 @@ Family make_family() {
   // a tiled row runs best as one work-item a group and the one-group rows need several.
   lab::Tunable group = local;
   group.name = "GROUP";
-  local.meaning = "hillis_steele, blelloch, three_pass: work-group size, a power of two";
+  local.meaning =
+      "hillis_steele, blelloch, three_pass, decoupled_simple: work-group size, a power of two";
   group.meaning = "registers, decoupled: work-group size, a power of two";
   lab::Tunable per_item;
   per_item.name = "PER_ITEM";
@@ -135,9 +138,11 @@ Family make_family() {
   };
   three.extra.chain_step = [](const lab::Tuning&) { return std::uint64_t{0}; };
 
+  // The tiled rows: a GPU's shape in scan_decoupled.cl, a CPU's (GROUP 1) in scan_streaming.cl.
   Variant registers =
       row("registers", "three passes over tiles of GROUP x PER_ITEM, scanned in registers",
-          "scan_tiles.cl", "scan_registers_blocks", "three_pass");
+          "scan_decoupled.cl", "scan_registers_blocks", "three_pass");
+  registers.extra.one_item_file = "scan_streaming.cl";
   registers.tunables = {"GROUP", "PER_ITEM", "VEC"};
   registers.extra.add_kernel = "scan_registers_add";
   registers.extra.tile = [](const lab::Tuning& t) {
@@ -175,9 +180,26 @@ Family make_family() {
     return t.whole("GROUP") * t.whole("PER_ITEM");
   };
 
-  f.variants = {hillis, blelloch, three, registers, decoupled};
+  // The one pass in its plainest form: a tile of LOCAL elements per group, one per work-item,
+  // scanned as hillis_steele does, and a look-back one tile at a time by work-item 0.
+  Variant simple = row("decoupled_simple",
+                       "one pass: tiles of LOCAL from a ticket, a look-back one tile at a time",
+                       "scan_decoupled_simple.cl", "scan_decoupled_simple", "decoupled");
+  simple.extra.tile = [](const lab::Tuning& t) { return t.whole("LOCAL"); };
+  simple.local_bytes = [](const lab::Tuning& t, std::size_t element) {
+    return t.whole("LOCAL") * element + element + 4;  // the tile, the prefix found, the ticket
+  };
+  // log2(LOCAL) steps in the tile, then one addition per tile looked back over (at worst every
+  // tile before), and the one that adds the prefix.
+  simple.extra.base = [](Length, const lab::Tuning& t, std::uint64_t) {
+    return lab::log2_ceil(t.whole("LOCAL")) + 2;
+  };
+  simple.extra.chain_step = [](const lab::Tuning& t) { return t.whole("LOCAL"); };
+
+  f.variants = {hillis, blelloch, three, registers, simple, decoupled};
   for (Variant& v : f.variants) {
-    const bool vectors = v.extra.passes != "single" && v.name != "three_pass";
+    const bool vectors =
+        v.extra.passes != "single" && v.name != "three_pass" && v.name != "decoupled_simple";
     const std::string size = v.tunables.front();  // LOCAL or GROUP
     v.fits = [name = v.name, size, vectors](const Length&, const lab::Tuning& t) {
       const std::string refusal = lab::power_of_two_refusal(
@@ -219,6 +241,17 @@ lab::Tuning vec_dividing(lab::Tuning defaults, const lab::Tuning& chosen) {
   return defaults;
 }
 
+Variant for_shape(const Variant& variant, const lab::Tuning& tuning) {
+  Variant shaped = variant;
+  const bool one_item = std::find(variant.tunables.begin(), variant.tunables.end(), "GROUP") !=
+                            variant.tunables.end() &&
+                        tuning.whole("GROUP") == 1;
+  if (one_item && !variant.extra.one_item_file.empty()) {
+    shaped.kernel_file = variant.extra.one_item_file;
+  }
+  return shaped;
+}
+
 std::uint64_t sums_local(const cl::Device& device) {
   std::uint64_t local = 256;
   while (local > 1 && local > device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>()) local /= 2;
@@ -231,9 +264,10 @@ std::string cannot_run(const Variant& variant, const cl::Device& device) {
       std::string::npos) {
     return "";
   }
-  return "decoupled publishes each tile's flag and value together in one 64-bit word with "
-         "atom_xchg, and this device lacks cl_khr_int64_base_atomics: run --variant registers, "
-         "the same tiles in three passes";
+  return variant.name +
+         " publishes each tile's flag and value together in one 64-bit word with atom_xchg, and "
+         "this device lacks cl_khr_int64_base_atomics: run --variant registers, the same tiles "
+         "in three passes";
 }
 
 }  // namespace scan

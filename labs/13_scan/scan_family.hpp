@@ -1,6 +1,7 @@
 // scan_family.hpp: the prefix sum (scan) as a table (lab::Family), one row per step of the
 // ladder: Hillis-Steele and Blelloch by one work-group, Blelloch's tiles in three passes, larger
-// tiles scanned in registers in three passes, and one pass with decoupled look-back.
+// tiles scanned in registers in three passes, and one pass with decoupled look-back (plain, then
+// fast).
 #pragma once
 
 #include "lab/lab.hpp"
@@ -20,6 +21,9 @@ struct Shape {
   // back) or "decoupled" (one pass, tiles handed out by a ticket).
   std::string passes = "single";
   std::string add_kernel;  // three_pass: pass 3's kernel, in the row's own file
+  // The file built instead of the row's kernel_file for work-groups of one work-item (GROUP 1, a
+  // CPU's shape: scan_streaming.cl), with the same kernels; "" when the row has one file.
+  std::string one_item_file;
   // Elements one work-group scans at a time.
   std::function<std::uint64_t(const lab::Tuning&)> tile;
   // The longest chain of additions behind out[i]: base + i / chain_step (chain_step 0: none),
@@ -35,7 +39,7 @@ using Variant = lab::Variant<Length, Shape>;
 // Tunables: LOCAL (--local, the one-group rows' work-group size, a power of two), GROUP (--local
 // too, the tiled rows' work-group size), PER_ITEM (--per-item, elements a work-item of a tiled row
 // scans) and VEC (--vec, elements it adds as one vector). Rows: hillis_steele, blelloch,
-// three_pass, registers, decoupled.
+// three_pass, registers, decoupled_simple, decoupled.
 const Family& family();
 
 // A GPU: groups of 64 for the one-group rows; the tiled rows groups of 256 with 32 elements per
@@ -53,7 +57,10 @@ lab::Tuning vec_dividing(lab::Tuning defaults, const lab::Tuning& chosen);
 // device.
 std::uint64_t sums_local(const cl::Device& device);
 
-// Why `variant` cannot run on `device` ("" when it can): decoupled needs 64-bit atomics.
+// `variant` with the kernel file `tuning` builds: its one_item_file when GROUP is 1.
+Variant for_shape(const Variant& variant, const lab::Tuning& tuning);
+
+// Why `variant` cannot run on `device` ("" when it can): the one-pass rows need 64-bit atomics.
 std::string cannot_run(const Variant& variant, const cl::Device& device);
 
 }  // namespace scan

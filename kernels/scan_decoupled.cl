@@ -1,35 +1,32 @@
-// scan_tiles.cl: the fast end of the scan ladder. A work-group scans a tile of GROUP * PER_ITEM
-// elements: each work-item adds PER_ITEM consecutive elements in registers, VEC at a time, the
-// work-items' totals are scanned in local memory, and each work-item writes its elements' prefix
-// sums.
-// - scan_registers_blocks, then scan_sums.cl, then scan_registers_add: the three passes of
-//   scan_blelloch.cl with these larger tiles;
-// - scan_decoupled: one pass. Each group takes the next tile from a ticket, publishes its tile's
-//   total, and looks back over the tiles before it for the sum of everything before its own.
+// scan_decoupled.cl: the fast one-pass scan for a GPU, with decoupled look-back. A work-group
+// scans a tile of GROUP * PER_ITEM elements: it reads the tile coalesced into local memory, each
+// work-item adds its PER_ITEM consecutive elements in registers, VEC at a time, the work-items'
+// totals are scanned in local memory, and the group writes the prefix sums back out coalesced.
+// Read scan_decoupled_simple.cl first: it is the same one pass (a ticket per tile, AGGREGATE then
+// PREFIX published in one 64-bit word, the look-back over earlier tiles) in its plainest form.
+// This kernel adds, for speed:
+// - tiles of GROUP x PER_ITEM instead of one element per work-item: each work-item scans its run
+//   in registers (VEC elements as one vector), and only the GROUP totals meet in local memory;
+// - a whole tile read and written without a bounds check per element, through local memory padded
+//   against bank conflicts (RUN_PAD);
+// - a look-back that reads WINDOW earlier tiles' words at once (one word per work-item) instead of
+//   one tile at a time, and tile 0 that publishes PREFIX at once.
+// It also holds the three-pass variant 'registers' (scan_registers_blocks, then scan_sums.cl, then
+// scan_registers_add), which scans the same tiles and writes their totals instead of looking back.
 // out[i] = in[0] + ... + in[i] (inclusive) or in[0] + ... + in[i-1] (exclusive, EXCLUSIVE 1).
 // The host builds with -D REAL=float|int -D EXCLUSIVE=0|1 -D GROUP=<work-group size, a power of
 // two> -D PER_ITEM=<elements per work-item> -D VEC=<1, 2, 4, 8 or 16, dividing PER_ITEM>, and
-// launches work-groups of GROUP.
-// The readable steps come first in the ladder: scan_hillis_steele.cl (a work-group's scan, as in
-// scan_totals below) and scan_blelloch.cl (three passes over tiles, as 'registers' makes here).
-// scan_decoupled is the ladder's only one-pass kernel.
+// launches work-groups of GROUP. For GROUP 1 (a CPU's work-item alone) the host builds
+// scan_streaming.cl instead: the same kernels in the shape a CPU wants.
 //
-// Map of this file. Two shapes, chosen by the host from the device: GROUP > 1 (a GPU: a
-// work-group per tile, staged in local memory) and GROUP 1 (a CPU: a work-item alone per tile,
-// read twice from memory, no local memory).
-// - Both shapes: realv and its lane moves (SHIFT, UP2/4/8, LAST, EVERY_LANE_LAST); scan_pairs and
-//   scan_lanes, a vector's lanes scanned in registers.
-// - GROUP > 1: load_mine (the tile into local memory, coalesced, then each work-item's run into
-//   registers), scan_mine (the run scanned in registers), scan_totals (the work-items' totals
-//   scanned in local memory), prefix, keep_mine and write_tile (the prefix sums back out through
-//   local memory, coalesced); scan_tile puts the first four together. look_back: a group's
-//   look-back, WINDOW tiles at a time.
-// - GROUP 1: whole_vectors, sum_lanes, sum_rest and sum_run (the first read: the run's sum);
-//   scan_lanes_at, scan_vector and scan_run (the second read: its prefix sums, while the next
-//   run is summed); look_back_alone (a tile at a time, summing a late tile itself).
-// - The kernels: scan_registers_blocks and scan_registers_add (passes 1 and 3 of the variant
-//   'registers', scan_sums.cl between them); scan_decoupled (the variant 'decoupled': take a
-//   ticket, scan the tile, publish its total, look back, publish its prefix, write the tile).
+// Map of this file: realv and its lane moves (SHIFT, UP2/4/8, LAST); scan_pairs and scan_lanes, a
+// vector's lanes scanned in registers; load_mine (the tile into local memory, coalesced, then each
+// work-item's run into registers), scan_mine (the run scanned in registers), scan_totals (the
+// work-items' totals scanned in local memory), prefix, keep_mine and write_tile (the prefix sums
+// back out through local memory, coalesced); scan_tile puts the first four together; the kernels
+// scan_registers_blocks and scan_registers_add; pack, flag_of, unpack and look_back (a group's
+// look-back, WINDOW tiles at a time); the kernel scan_decoupled (take a ticket, scan the tile,
+// publish its total, look back, publish its prefix, write the tile).
 #ifndef REAL
 #define REAL float  // element type: float or int
 #endif
@@ -37,7 +34,7 @@
 #define EXCLUSIVE 0  // 1: exclusive scan (in[0] + ... + in[i-1]), 0: inclusive
 #endif
 #ifndef GROUP
-#define GROUP 256  // work-group size, a power of two (1: a CPU's work-item alone)
+#define GROUP 256  // work-group size, a power of two (for 1, scan_streaming.cl)
 #endif
 #ifndef PER_ITEM
 #define PER_ITEM 32  // elements per work-item
@@ -153,6 +150,7 @@ realv scan_pairs(realv pairs) {
 
 realv scan_lanes(const realv x) { return scan_pairs(x + SHIFT(x, 0)); }
 
+
 // This work-item's PER_ITEM consecutive elements of the tile, VECS vectors in registers: the
 // group reads from `in` coalesced (GROUP consecutive elements per step) into local memory, then
 // each work-item takes its own run from there.
@@ -232,113 +230,6 @@ void write_tile(__global REAL* out, __local const REAL* tile, const REAL before,
   }
 }
 
-// A group of one work-item (the CPU's shape: GROUP 1) has no one to coalesce with, and a CPU has
-// no registers for a whole tile: it reads its run straight from `in`, twice (the second time from
-// its cache), a vector at a time; where n cuts the last vector short, an element at a time.
-
-// How many whole vectors of the run lie below n.
-uint whole_vectors(const ulong n, const ulong first) {
-  return first + TILE <= n ? VECS : (uint)((n - first) / VEC);
-}
-
-// The sum of a vector's lanes, halving it: (lo + hi), then its lo + hi, ...
-REAL sum_lanes(const realv x) {
-#if VEC == 16
-  const VECTOR(REAL, 8) eight = x.lo + x.hi;
-  const VECTOR(REAL, 4) four = eight.lo + eight.hi;
-#elif VEC == 8
-  const VECTOR(REAL, 4) four = x.lo + x.hi;
-#elif VEC == 4
-  const VECTOR(REAL, 4) four = x;
-#endif
-#if VEC >= 4
-  const VECTOR(REAL, 2) two = four.lo + four.hi;
-#elif VEC == 2
-  const VECTOR(REAL, 2) two = x;
-#endif
-#if VEC == 1
-  return x;
-#else
-  return two.lo + two.hi;
-#endif
-}
-
-// The sum of the run at `first` whose first `done` vectors are already added up, VEC sums side by
-// side, in `sums`: its other whole vectors, then the lanes, then the elements past the last whole
-// vector. Every sum of a run is made this way, in this order, so any two agree to the last bit.
-REAL sum_rest(realv sums, const uint done, __global const REAL* in, const ulong n,
-              const ulong first) {
-  const uint whole = whole_vectors(n, first);
-  for (uint k = done; k < whole; ++k) sums += VLOAD(k, in + first);
-  REAL sum = sum_lanes(sums);
-  for (ulong i = first + whole * VEC; i < min(n, first + TILE); ++i) sum += in[i];
-  return sum;
-}
-
-// The sum of the run: the first read.
-REAL sum_run(__global const REAL* in, const ulong n, const ulong first) {
-  return sum_rest(0, 0, in, n, first);
-}
-
-// The scan of vector k of `run`'s lanes. x moved up one lane is the vector one element back in
-// memory with lane 0 cleared (a second load, which is cheap, instead of a shuffle, which is not
-// on every CPU); the run's first vector has no element before it that it may read.
-realv scan_lanes_at(__global const REAL* run, const uint k) {
-  const realv x = VLOAD(k, run);
-#if VEC == 1
-  return x;
-#else
-  if (k == 0) return scan_lanes(x);
-  const realv back = VLOAD(0, run + k * VEC - 1);
-  return scan_pairs(x + select(back, ZEROS(VEC), FIRST_LANE));
-#endif
-}
-
-// Vector k of the run's prefix sums plus `runnings` (the running total, in every lane) to `out`.
-// Returns the running total after it. The lanes' scan never waits for the running total.
-realv scan_vector(__global REAL* run_out, __global const REAL* run, const uint k,
-                  const realv runnings) {
-  const realv lanes = scan_lanes_at(run, k);
-#if EXCLUSIVE
-  VSTORE(SHIFT(lanes, 0) + runnings, k, run_out);
-#else
-  VSTORE(lanes + runnings, k, run_out);
-#endif
-  return runnings + EVERY_LANE_LAST(lanes);
-}
-
-// The second read: the run at `first`'s prefix sums plus `before` to `out`; and in the same loop
-// the first read of the run at `next` (none when next >= n), whose sum goes to *next_sum, so that
-// a core reads one run from memory while it scans another from its cache. Returns `before` plus
-// the run's total.
-REAL scan_run(__global REAL* out, __global const REAL* in, const REAL before, const ulong n,
-              const ulong first, const ulong next, REAL* next_sum) {
-  const uint whole = whole_vectors(n, first);
-  const uint next_whole = next < n ? whole_vectors(n, next) : 0;
-  const uint both = min(whole, next_whole);
-  realv runnings = before;
-  realv sums = 0;
-  uint k = 0;
-  for (; k < both; ++k) {
-    sums += VLOAD(k, in + next);
-    runnings = scan_vector(out + first, in + first, k, runnings);
-  }
-  for (uint j = k; j < whole; ++j) runnings = scan_vector(out + first, in + first, j, runnings);
-  if (next < n) *next_sum = sum_rest(sums, k, in, n, next);
-
-  REAL running = LAST(runnings);
-  for (ulong i = first + whole * VEC; i < min(n, first + TILE); ++i) {
-#if EXCLUSIVE
-    out[i] = running;
-    running += in[i];
-#else
-    running += in[i];
-    out[i] = running;
-#endif
-  }
-  return running;
-}
-
 // The work-group's scan of its tile, kept in the tile for write_tile. Returns the tile's total.
 REAL scan_tile(__local REAL* tile, __local REAL* totals, __global const REAL* in, const ulong n,
                const ulong first, const uint t) {
@@ -356,15 +247,10 @@ void scan_registers_blocks(const ulong n, __global const REAL* in, __global REAL
                            __global REAL* sums) {
   const uint t = get_local_id(0);
   const ulong first = (ulong)get_group_id(0) * TILE;
-#if GROUP == 1
-  REAL none;
-  const REAL total = scan_run(out, in, 0, n, first, n, &none);
-#else
   __local REAL tile[PADDED_TILE];
   __local REAL totals[GROUP];
   const REAL total = scan_tile(tile, totals, in, n, first, t);
   write_tile(out, tile, 0, n, first, t);
-#endif
   if (t == 0) sums[get_group_id(0)] = total;
 }
 
@@ -439,30 +325,6 @@ REAL look_back(volatile __global ulong* state, const uint g, const ulong stamp,
   return *before;
 }
 
-// The look-back of a work-item alone (GROUP 1, a CPU's): the sum of every tile before g, walking
-// back from g - 1 until a PREFIX. A tile whose total is still not published after PATIENCE reads
-// is summed here from `in` instead (the same additions in the same order as its own work-item's,
-// so the same total to the last bit): a core never waits long for another that its system has
-// paused or slowed down. (--build-options "-D PATIENCE=0" sums every tile back to a PREFIX here:
-// a test runs that path.)
-#ifndef PATIENCE
-#define PATIENCE 64
-#endif
-REAL look_back_alone(volatile __global ulong* state, __global const REAL* in, const ulong n,
-                     const uint g, const ulong stamp) {
-  REAL before = 0;
-  for (long j = (long)g - 1; j >= 0; --j) {
-    ulong word = 0;
-    for (uint reads = 0; reads < PATIENCE && flag_of(word, stamp) == 0; ++reads) {
-      word = atom_add(&state[1 + j], 0UL);
-    }
-    const ulong flag = flag_of(word, stamp);
-    before += flag == 0 ? sum_run(in, n, (ulong)j * TILE) : unpack(word);
-    if (flag == PREFIX) break;
-  }
-  return before;
-}
-
 // One pass, decoupled look-back. The host zeroes state[] once, then numbers its launches 0, 1,
 // 2, ... (`launch`), so that no launch needs it zeroed again (a fill before every launch is one
 // more command, and the device idles in the gap between it and the scan).
@@ -471,35 +333,11 @@ REAL look_back_alone(volatile __global ulong* state, __global const REAL* in, co
 //   start, so a group only ever waits for tiles taken by groups that started before it and that
 //   publish their tile's total without waiting for anyone.
 // - state[1 + g] is tile g's word, stamped with L + 1 (modulo 2^30) by launch L.
-// A work-group (GROUP > 1) scans one tile. A work-item alone (GROUP 1, a CPU) keeps taking
-// tickets until the tiles run out, and scans its tile from cache while it reads the next one from
-// memory (one pass of a core over the two: its reads and writes then overlap as a copy's do).
-// Every work-item takes one ticket too many, so a launch takes tiles + work-items tickets.
+// A work-group scans one tile (a CPU's work-item alone, in scan_streaming.cl, keeps taking tiles).
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
 void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
                     volatile __global ulong* state, const ulong launch) {
   const ulong stamp = (launch + 1) & ((1UL << 30) - 1);
-#if GROUP == 1
-  const uint tiles = (uint)((n + TILE - 1) / TILE);
-  const ulong base = launch * (tiles + get_global_size(0));
-  uint g = (uint)(atom_inc(&state[0]) - base);
-  REAL total = 0;
-  if (g < tiles) {
-    total = sum_run(in, n, (ulong)g * TILE);
-    atom_xchg(&state[1 + g], pack(stamp, g == 0 ? PREFIX : AGGREGATE, total));
-  }
-  while (g < tiles) {
-    const REAL sum_before = look_back_alone(state, in, n, g, stamp);
-    if (g > 0) atom_xchg(&state[1 + g], pack(stamp, PREFIX, sum_before + total));
-    const uint next = (uint)(atom_inc(&state[0]) - base);  // a later tile than g: never tile 0
-    REAL next_total = 0;
-    scan_run(out, in, sum_before, n, (ulong)g * TILE, next < tiles ? (ulong)next * TILE : n,
-             &next_total);
-    if (next < tiles) atom_xchg(&state[1 + next], pack(stamp, AGGREGATE, next_total));
-    g = next;
-    total = next_total;
-  }
-#else
   const uint t = get_local_id(0);
   __local ulong words[WINDOW];
   __local long unseen;
@@ -517,5 +355,4 @@ void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
   const REAL sum_before = look_back(state, g, stamp, words, &unseen, &before, t);
   if (t == 0 && g > 0) atom_xchg(&state[1 + g], pack(stamp, PREFIX, sum_before + total));
   write_tile(out, tile, sum_before, n, first, t);
-#endif
 }
