@@ -476,8 +476,7 @@ def grade_exercise(student, e, plan, bin_dir, scratch, caches, logs, out_dir, se
     return row
 
 
-def host_futures(args, pool, students, scratch, caches, logs, out_dir, rng, check, plans, limits,
-                 reference_seconds):
+def host_futures(args, pool, students, scratch, caches, logs, out_dir, rng, check, limits):
     """The host exercises' rows as futures of `pool` (--host, or --only naming them): the shim
     built, the suite's solutions graded first (a failure stops the grading, exit 3)."""
     if not args.host_exercises:
@@ -488,7 +487,9 @@ def host_futures(args, pool, students, scratch, caches, logs, out_dir, rng, chec
                                      scratch)
     except RuntimeError as error:
         fail(EXIT_RUNTIME, str(error))
-    host_plans = {f"{e['lab']}.{e['name']}": grade_host.draw_sizes(rng)
+    # Each exercise's runs; without Oclgrind's check (--no-oclgrind), those on the device only.
+    host_plans = {f"{e['lab']}.{e['name']}": [run for run in grade_host.draw_sizes(rng)
+                                              if check or not run[2]]
                   for e in args.host_exercises}
     args.host_sizes.update({name: {"runs": grade_host.sizes_text(plan)}
                             for name, plan in host_plans.items()})
@@ -746,8 +747,8 @@ def grade(args):
                                bin_dir, scratch, caches, logs, out_dir, seed,
                                limits[(e["lab"], e["name"])], check)
                    for student, e in tasks]
-        futures += host_futures(args, pool, students, scratch, caches, logs, out_dir, rng,
-                                check, plans, limits, reference_seconds)
+        futures += host_futures(args, pool, students, scratch, caches, logs, out_dir, rng, check,
+                                limits)
         for future in as_completed(futures):
             row = future.result()
             mark = "PASSED" if row["passed"] else "FAILED"
