@@ -40,6 +40,16 @@ int main(int argc, char** argv) {
   return 0;
 }
 '''
+# A cheat that read the grader: it writes the record of a right program into the shim's file
+# itself, and prints a + b, with no device at all.
+FORGED_RECORD = PRINT_EXPECTED.replace(
+    "int main(int argc, char** argv) {\n", """int main(int argc, char** argv) {
+  if (std::FILE* record = std::fopen(std::getenv("LAB_HOST_TRACE"), "a")) {
+    std::fprintf(record, "buffer 0x1 36 99999999\\nbuffer 0x2 36 99999999\\nbuffer 0x3 2 99999999\\n"
+                         "arg 0x9 1 0x1\\narg 0x9 2 0x2\\narg 0x9 3 0x3\\nlaunch 0x9\\nread 0x3 1\\n");
+    std::fclose(record);
+  }
+""")
 # (plant, file, replacements or full text, passes, the sentence it must fail with)
 PLANTS = [
     ("right", HOST, [], True, r"^PASSED$"),
@@ -78,6 +88,8 @@ PLANTS = [
             r"a\[i\] \+ b\[i\].*\): the kernel touched memory outside a buffer"),
     ("prints_expected", HOST, PRINT_EXPECTED, False,
      r"^the program launched no kernel \(no clEnqueueNDRangeKernel\)"),
+    ("forged_record", HOST, FORGED_RECORD, False,
+     r"^c = a \+ b at every element, but the kernel this run gave the program adds a term"),
     ("no_read_back", HOST,
      [("    queue.enqueueReadBuffer(c_buffer, CL_TRUE, 0, bytes, c.data());\n", "")],
      False, r"^the program never reads c back after the launch"),
