@@ -46,6 +46,10 @@ the same text (comments and white space aside), and the log. Exit 0 once every s
 graded (whatever the students' results; with --student, 1 when an exercise graded failed), 2 for a
 bad command line (or pieces that do not belong together), 3 when the labs cannot be run (or
 Oclgrind is missing and --no-oclgrind was not given).
+
+--host grades the host-program exercises too (vector_add.host, vector_add.map: the student's C++
+host program, my_vector_add_host.cpp and my_vector_add_map.cpp), and --only may name them; how
+they are graded is in scripts/grade_host.py.
 """
 
 import argparse
@@ -472,12 +476,46 @@ def grade_exercise(student, e, plan, bin_dir, scratch, caches, logs, out_dir, se
     return row
 
 
+def host_futures(args, pool, students, scratch, caches, logs, out_dir, rng, check, limits):
+    """The host exercises' rows as futures of `pool` (--host, or --only naming them): the shim
+    built, the suite's solutions graded first (a failure stops the grading, exit 3)."""
+    if not args.host_exercises:
+        return []
+    import grade_host
+    try:
+        shim = grade_host.build_shim(Path(__file__).resolve().parent / "grade_host_shim.c",
+                                     scratch)
+    except RuntimeError as error:
+        fail(EXIT_RUNTIME, str(error))
+    # Each exercise's runs; without Oclgrind's check (--no-oclgrind), those on the device only.
+    host_plans = {f"{e['lab']}.{e['name']}": [run for run in grade_host.draw_sizes(rng)
+                                              if check or not run[2]]
+                  for e in args.host_exercises}
+    args.host_sizes.update({name: {"runs": grade_host.sizes_text(plan)}
+                            for name, plan in host_plans.items()})
+    why, host_limits = grade_host.reference(args.host_exercises, host_plans, scratch, shim,
+                                            worker_cache(caches), args.time_limit,
+                                            logical_lines)
+    if why:
+        pool.shutdown(cancel_futures=True)
+        fail(EXIT_RUNTIME, why)
+    for name, limit in host_limits.items():
+        limits[tuple(name.split(".", 1))] = limit
+    return [pool.submit(lambda s, e: grade_host.grade_exercise(
+        s, e, host_plans[f"{e['lab']}.{e['name']}"], scratch, shim, worker_cache(caches), logs,
+        out_dir, host_limits[f"{e['lab']}.{e['name']}"], logical_lines), student, e)
+            for student in students for e in args.host_exercises]
+
+
 def build_identity(exercises_file, bin_dir, kernels_dir, exercises):
     """A hash of what decides a grade besides the hand-in: the exercise list, the grader, the
     labs graded and the suite's kernels. Pieces of one class graded with different builds never
     merge."""
     digest = hashlib.sha256(exercises_file.read_bytes())
     digest.update(Path(__file__).read_bytes())  # the grader: how sizes are drawn, rows made
+    for part in ("grade_host.py", "grade_host_shim.c"):  # and how host programs are graded
+        if (Path(__file__).parent / part).is_file():
+            digest.update((Path(__file__).parent / part).read_bytes())
     for lab in sorted({e["lab"] for e in exercises}):
         digest.update(lab.encode() + b"\0" + (bin_dir / lab).read_bytes())
     for kernel in sorted(kernels_dir.glob("*.cl")):
@@ -598,13 +636,21 @@ def prepare(args):
         fail(EXIT_RUNTIME, f"no exercise list at {exercises_file}: build the suite first "
                            "(scripts/build.sh)")
     exercises = read_exercises(exercises_file)
+    args.host_exercises, args.host_sizes = [], {}
+    if getattr(args, "host", False) or args.only:
+        import grade_host  # the host-program exercises (scripts/grade_host.py)
+        names = set(args.only.split(",")) if args.only else set()
+        args.host_exercises = grade_host.wanted(names, getattr(args, "host", False))
     if args.only:
-        wanted = set(args.only.split(","))
+        wanted = set(args.only.split(",")) - {f"{e['lab']}.{e['name']}"
+                                              for e in args.host_exercises}
         unknown = wanted - {f"{e['lab']}.{e['name']}" for e in exercises}
         if unknown:
             fail(EXIT_USAGE, f"--only: no exercise named {', '.join(sorted(unknown))} (the "
                              f"exercises are listed in {exercises_file})")
         exercises = [e for e in exercises if f"{e['lab']}.{e['name']}" in wanted]
+    if not exercises and not args.host_exercises:
+        fail(EXIT_USAGE, "nothing to grade: --only names no exercise")
     for e in exercises:
         if not (bin_dir / e["lab"]).is_file():
             fail(EXIT_RUNTIME, f"no lab {e['lab']} in {bin_dir}: build the suite first")
@@ -681,7 +727,7 @@ def grade(args):
 
         # A student's run shares the machine with jobs - 1 others; the references shared it with
         # fewer when there are fewer exercises than jobs, and their times are scaled by that.
-        load = args.jobs / min(args.jobs, len(exercises))
+        load = args.jobs / max(1, min(args.jobs, len(exercises)))
         limits, reference_seconds = {}, {}
         for e, (why, slowest) in zip(exercises, pool.map(reference, exercises)):
             if why:
@@ -701,6 +747,8 @@ def grade(args):
                                bin_dir, scratch, caches, logs, out_dir, seed,
                                limits[(e["lab"], e["name"])], check)
                    for student, e in tasks]
+        futures += host_futures(args, pool, students, scratch, caches, logs, out_dir, rng, check,
+                                limits)
         for future in as_completed(futures):
             row = future.result()
             mark = "PASSED" if row["passed"] else "FAILED"
@@ -714,11 +762,15 @@ def grade(args):
     for e in exercises:
         suite_keys[similarity_key((kernels_dir / e["kernel"]).read_text())] = (
             f"the suite's {e['kernel']}")
+    # The rows in the roster's order, each student's kernel exercises, then host exercises.
+    order = {f"{e['lab']}.{e['name']}": i for i, e in enumerate(exercises + args.host_exercises)}
+    place = {s.name: i for i, s in enumerate(students)}
+    rows.sort(key=lambda r: (place[r["student"]], order[r["exercise"]]))
     meta = {
         "seed": seed, "oclgrind": check, "students": len(students),
-        "exercises": [f"{e['lab']}.{e['name']}" for e in exercises],
-        "sizes": {f"{lab}.{name}": {run: sizes_text(sizes) for run, sizes, _ in plan}
-                  for (lab, name), plan in plans.items()},
+        "exercises": [f"{e['lab']}.{e['name']}" for e in exercises + args.host_exercises],
+        "sizes": {**{f"{lab}.{name}": {run: sizes_text(sizes) for run, sizes, _ in plan}
+                     for (lab, name), plan in plans.items()}, **args.host_sizes},
         "time_limits": {f"{lab}.{name}": limit for (lab, name), limit in limits.items()},
         "reference_seconds": reference_seconds, "load": load,
         "skipped": [{"entry": n, "why": w} for n, w in skipped],
@@ -729,7 +781,7 @@ def grade(args):
         "host": os.uname().nodename,
     }
     write_gradebook(out_dir, meta, rows, suite_keys)
-    summary(len(students), len(exercises), seed, rows, out_dir)
+    summary(len(students), len(exercises) + len(args.host_exercises), seed, rows, out_dir)
     if not check:
         print(f"{COMMAND}: graded without Oclgrind (--no-oclgrind): races and stray accesses "
               "went unchecked", flush=True)
@@ -866,6 +918,8 @@ def submit_slurm(args):
         common += ["--only", args.only]
     if args.no_oclgrind:
         common.append("--no-oclgrind")
+    if args.host:
+        common.append("--host")
     if args.time_limit:
         common += ["--time-limit", args.time_limit]
     python, grader = sys.executable, place(__file__)
@@ -967,6 +1021,9 @@ def command_line():
                              "may use)")
     parser.add_argument("--no-oclgrind", action="store_true",
                         help="grade without Oclgrind's check (races and stray accesses unseen)")
+    parser.add_argument("--host", action="store_true",
+                        help="grade the host-program exercises too (my_vector_add_host.cpp, "
+                             "my_vector_add_map.cpp; scripts/grade_host.py)")
     parser.add_argument("--student", action="store_true",
                         help="SUBMISSIONS is one student's folder (a GitHub Classroom "
                              "repository); exit 1 when an exercise fails")

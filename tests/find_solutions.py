@@ -101,7 +101,8 @@ def main():
             if args.skip_own and (path.name == kernel or (path.name, block) in marked):
                 continue
             if code and occurs(code, text):
-                print(f"{path}: holds the solution of exercise {block} (kernels/{kernel}, "
+                where = f"kernels/{kernel}" if kernel.endswith(".cl") else kernel  # a host program
+                print(f"{path}: holds the solution of exercise {block} ({where}, "
                       f"{lines} line{'s' if lines != 1 else ''})")
                 finds += 1
     print(f"find_solutions: {len(blocks)} blocks searched for in {len(files)} files, "

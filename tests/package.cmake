@@ -65,7 +65,8 @@ file(GLOB_RECURSE key ${WORK}/student/*instructor* ${WORK}/student/*solutions*)
 if(NOT code EQUAL 0 OR key)
   message(FATAL_ERROR "dpkg -x ${student_deb} exited ${code}, or it holds the key: ${key}")
 endif()
-file(GLOB cut ${BUILD}/install-stage/solutions/*.cl)
+# The kernels' blocks and the host programs' (lab_host_exercise).
+file(GLOB cut ${BUILD}/install-stage/solutions/*.cl ${BUILD}/install-stage/solutions/*.cpp)
 execute_process(COMMAND ${PYTHON} ${CMAKE_CURRENT_LIST_DIR}/find_solutions.py --blocks ${cut}
                         --in ${WORK}/student
                 RESULT_VARIABLE code OUTPUT_VARIABLE found ERROR_VARIABLE found)

@@ -1,8 +1,9 @@
 # student_edition.cmake: the edition handed to students. Installs component `student` into WORK,
 # then checks that it holds no instructor key and no exercise's solution in any file (each block
-# the skeletons leave out, searched for by tests/find_solutions.py), that every exercise's grading
-# command and every repeat's command (lab_exercise_repeat), run there as it ships, fails with its
-# sentence, and that each passes once the suite's kernels (the solution blocks) are put back.
+# the skeletons leave out, the host programs' too, searched for by tests/find_solutions.py), that
+# every exercise's grading command and every repeat's command (lab_exercise_repeat), run there as
+# it ships, fails with its sentence, and that each passes once the suite's kernels (the solution
+# blocks) are put back.
 #   cmake -DBUILD=DIR -DSOURCE=DIR -DWORK=DIR -DPYTHON=python3 -P student_edition.cmake
 file(REMOVE_RECURSE ${WORK})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK} --component student
@@ -52,6 +53,19 @@ endif()
 set(cut "")
 foreach(kernel IN LISTS exercise_kernels repeated)
   list(APPEND cut ${BUILD}/install-stage/solutions/${kernel})
+endforeach()
+# The host exercises (lab_host_exercise): each program's skeleton is installed, and the blocks cut
+# from it (install-stage/solutions/*.cpp) are searched for as the kernels' are.
+file(GLOB host_cut ${BUILD}/install-stage/solutions/*.cpp)
+if(NOT host_cut)
+  message(FATAL_ERROR "no host exercise staged in ${BUILD}/install-stage/solutions: build first")
+endif()
+foreach(file IN LISTS host_cut)
+  get_filename_component(name ${file} NAME)
+  if(NOT EXISTS ${share}/exercises/${name})
+    message(FATAL_ERROR "the student edition lacks the host exercise's skeleton exercises/${name}")
+  endif()
+  list(APPEND cut ${file})
 endforeach()
 execute_process(COMMAND ${PYTHON} ${CMAKE_CURRENT_LIST_DIR}/find_solutions.py --blocks ${cut}
                         --in ${WORK}
