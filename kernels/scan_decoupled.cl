@@ -54,6 +54,8 @@
 #define PASTE(a, b) a##b
 #define VECTOR(type, width) PASTE(type, width)
 
+// realv and its lane moves, down to scan_lanes(), are the same text in scan_streaming.cl: each file
+// compiles alone, and a kernel file cannot include another from a folder a student chose.
 // realv: VEC elements in one value, with what the scan needs of it: SHIFT(x, first) moves x up
 // one lane with `first` entering lane 0, UP2/UP4/UP8(x) move it up 2, 4 or 8 lanes with zeros
 // entering, LAST(x) is its top lane and EVERY_LANE_LAST(x) that lane in every lane; FIRST_LANE
