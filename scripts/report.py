@@ -49,7 +49,7 @@ PROGRAM = "report.py"
 # The course's order; a lab the build has that is not listed here comes after, with its defaults.
 LAB_ORDER = ["device_info", "vector_add", "work_items", "matmul", "reduction", "transpose",
              "coalescing", "profiling", "buffer_flags", "events", "memory_spaces", "vector_types",
-             "scan", "histogram"]
+             "scan", "histogram", "images"]
 # Variants that are someone else's code or the host, drawn as references rather than as the
 # lab's own ladder.
 PEER = re.compile(r"^(OpenBLAS|CLBlast|cuBLAS|memcpy)|\(host\)")
@@ -766,6 +766,9 @@ PURPOSE = {
             "the data about once (decoupled look-back).",
     "histogram": "Counting keys into bins: what many work-items updating the same counters "
                  "costs, and how local, private and replicated histograms avoid it.",
+    "images": "Images and the samplers that read them, then a 2-D convolution from a naive "
+              "kernel through local tiles and separable passes to an image read through a "
+              "sampler, each against a copy of the image.",
 }
 
 

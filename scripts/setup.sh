@@ -18,6 +18,7 @@ packages=(
   opencl-clhpp-headers                 # the Khronos C++ bindings, CL/opencl.hpp
   pocl-opencl-icd                      # PoCL: OpenCL on the CPU, so every machine has a device
   libcli11-dev nlohmann-json3-dev      # command line and JSON (header-only)
+  libstb-dev                           # PNG in and out for the images lab (header-only stb)
   libgtest-dev                         # unit tests
   oclgrind                             # kernel checks: races, out-of-bounds, uninitialised reads
   clinfo                               # device_info is checked against it

@@ -10,8 +10,9 @@ namespace {
 
 lab::NDRangePlan plan_tiles(const Problem& p, const lab::Tuning& t) {
   const std::uint64_t tile = t.whole("TILE");
-  return {{lab::round_up(std::uint64_t(p.width), tile), lab::round_up(std::uint64_t(p.height), tile)},
-          {tile, tile}};
+  return {
+      {lab::round_up(std::uint64_t(p.width), tile), lab::round_up(std::uint64_t(p.height), tile)},
+      {tile, tile}};
 }
 
 Variant row(const char* name, const char* summary, const char* kernel) {
@@ -73,9 +74,11 @@ lab::KernelSignature signature(const std::string& variant) {
   const bool image = variant == "image";
   lab::KernelArg in = {"global", "float*", "in", true};
   if (image) in = {"global", "image2d_t", "in"};
-  lab::KernelArg filter = {"constant", "float*", variant == "separable" ? "weights" : "filter", true};
+  lab::KernelArg filter = {"constant", "float*", variant == "separable" ? "weights" : "filter",
+                           true};
   if (variant == "naive") filter.address = "global";
-  return {"", {{"", "int", "height"}, {"", "int", "width"}, in, filter, {"global", "float*", "out"}}};
+  return {"",
+          {{"", "int", "height"}, {"", "int", "width"}, in, filter, {"global", "float*", "out"}}};
 }
 
 int local_radius_limit(std::uint64_t tile, std::uint64_t local_memory_bytes) {
@@ -151,7 +154,8 @@ Reference reference(const Filter& filter, const std::vector<float>& in, int heig
   return ref;
 }
 
-std::string diagnose(const float* got, const Reference& ref, int height, int width, int radius) {
+std::string diagnose(const std::string& variant, const float* got, const Reference& ref, int height,
+                     int width, int radius) {
   const auto at = [width](int x, int y) { return std::size_t(y) * width + x; };
   const auto ok = [&](std::size_t i, double want) {
     return std::fabs(double(got[i]) - want) <= ref.allowed[i] * 4 + 1e-6 * std::fabs(want);
@@ -202,6 +206,10 @@ std::string diagnose(const float* got, const Reference& ref, int height, int wid
     return "the output holds the right values at transposed places: x and y are swapped in an "
            "index (x runs along a row: y * width + x)";
   }
+  if (variant == "local") {
+    return "the tile's values are wrong: check that the halo load fills all APRON x APRON pixels "
+           "of the tile, and that a barrier stands between the load and the sums that read it";
+  }
   return "";
 }
 
@@ -223,11 +231,16 @@ std::vector<float> test_image(int height, int width, std::uint64_t seed) {
 
 const char* address_name(Address address) {
   switch (address) {
-    case Address::none: return "none";
-    case Address::clamp_to_edge: return "edge";
-    case Address::clamp: return "clamp";
-    case Address::repeat: return "repeat";
-    case Address::mirrored_repeat: return "mirror";
+    case Address::none:
+      return "none";
+    case Address::clamp_to_edge:
+      return "edge";
+    case Address::clamp:
+      return "clamp";
+    case Address::repeat:
+      return "repeat";
+    case Address::mirrored_repeat:
+      return "mirror";
   }
   return "";
 }

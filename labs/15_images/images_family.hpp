@@ -63,8 +63,10 @@ Reference reference(const Filter& filter, const std::vector<float>& in, int heig
 
 // When an output failed its check: one sentence on what the wrong pixels' pattern points at (the
 // result shifted by a pixel, transposed, wrong only near the border, pixels never written), or ""
-// when it shows none of these.
-std::string diagnose(const float* got, const Reference& ref, int height, int width, int radius);
+// when it shows none of these; for the local row, where else to look (the halo load and the
+// barrier after it).
+std::string diagnose(const std::string& variant, const float* got, const Reference& ref, int height,
+                     int width, int radius);
 
 // The generated test image in [0, 1]: a gradient along x, an off-centre bright rectangle and a
 // disc (sharp edges), and fine noise from `seed`: a wrong border or swapped axes show.
