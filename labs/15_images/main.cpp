@@ -557,9 +557,13 @@ std::vector<lab::Result> convolution(lab::Cli& cli, lab::Env& env, const Setting
     row.tunables = t.row(v.tunables);
     if (row.time && row.time->median > 0) {
       row.elements_per_s = double(pixels) / row.time->median / 1e9;
-      std::ostringstream mpix;
-      mpix << std::fixed << std::setprecision(0) << double(pixels) / row.time->median / 1e6
-           << " MPixel/s";
+      const double mpixels = double(pixels) / row.time->median / 1e6;
+      std::ostringstream mpix;  // three significant figures, up to a whole number
+      mpix << std::fixed
+           << std::setprecision(mpixels < 10    ? 2
+                                : mpixels < 100 ? 1
+                                                : 0)
+           << mpixels << " MPixel/s";
       row.add_note(mpix.str());
     }
     if (row.passed && !stage.trial) written.assign(out_host.data(), out_host.data() + pixels);
