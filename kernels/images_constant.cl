@@ -1,26 +1,53 @@
-// images_constant.cl: the naive 2-D convolution with the filter in __constant memory, which every
+// images_constant.cl: the 2-D convolution with the filter in __constant memory, which every
 // work-item of a group reads at the same address at the same time (a broadcast on a GPU).
-// Indices: (x, y) the output pixel a work-item owns, x along a row; (dx, dy) a tap's offset, from
-// -RADIUS to RADIUS; the filter is (2 RADIUS + 1)^2 weights, row by row.
-// The launch is padded to whole work-groups, so every work-item checks its pixel is in the image.
+// Tuned for a CPU beside naive's plain form, it adds two things: each work-item owns a run of
+// PIXELS (16) pixels along a row, summed as one float16 (vload16, vstore16: a SIMD register of
+// AVX-512 on a CPU, contiguous loads on a GPU); and the clamp is paid only at the border: a run
+// whose (2 RADIUS + 1)^2 taps all lie inside the image takes the interior path with no clamp at
+// all, and only the runs within RADIUS of an edge (and a last, shorter run) take the border path,
+// pixel by pixel as naive does.
+// Indices: (x0, y) the first pixel of a work-item's run, x along a row; (dx, dy) a tap's offset,
+// from -RADIUS to RADIUS; the filter is (2 RADIUS + 1)^2 weights, row by row.
+// The launch is padded to whole work-groups, so every work-item checks its run is in the image.
 #ifndef RADIUS
 #define RADIUS 2  // the filter's radius: (2 RADIUS + 1) x (2 RADIUS + 1) taps
 #endif
+#ifndef PIXELS
+#define PIXELS 16  // pixels a work-item owns along a row: one float16
+#endif
 #if RADIUS < 0
 #error "RADIUS is the filter's radius: choose 0 or more"
+#endif
+#if PIXELS != 16
+#error "PIXELS is the run of pixels in one float16: 16"
 #endif
 #define SIDE (2 * RADIUS + 1)
 
 __kernel void convolve_constant(const int height, const int width, __global const float* in,
                                 __constant float* filter, __global float* out) {
-  const int x = get_global_id(0), y = get_global_id(1);
-  if (x >= width || y >= height) return;
-  float sum = 0.0f;
-  for (int dy = -RADIUS; dy <= RADIUS; ++dy) {
-    const int row = clamp(y + dy, 0, height - 1) * width;  // the edge row, past the top or bottom
-    for (int dx = -RADIUS; dx <= RADIUS; ++dx) {
-      sum += filter[(dy + RADIUS) * SIDE + dx + RADIUS] * in[row + clamp(x + dx, 0, width - 1)];
+  const int x0 = (int)get_global_id(0) * PIXELS, y = get_global_id(1);
+  if (x0 >= width || y >= height) return;
+  if (x0 >= RADIUS && x0 + PIXELS + RADIUS <= width && y >= RADIUS && y + RADIUS < height) {
+    // Interior: every tap of the run lies inside the image
+    float16 sum = 0.0f;
+    for (int dy = -RADIUS; dy <= RADIUS; ++dy) {
+      __global const float* row = in + (y + dy) * width + x0;
+      for (int dx = -RADIUS; dx <= RADIUS; ++dx) {
+        sum += filter[(dy + RADIUS) * SIDE + dx + RADIUS] * vload16(0, row + dx);
+      }
+    }
+    vstore16(sum, 0, out + y * width + x0);
+  } else {
+    // Border: pixel by pixel, each tap's row and column clamped to the image
+    for (int x = x0; x < min(x0 + PIXELS, width); ++x) {
+      float sum = 0.0f;
+      for (int dy = -RADIUS; dy <= RADIUS; ++dy) {
+        const int row = clamp(y + dy, 0, height - 1) * width;  // the edge row, past the top or bottom
+        for (int dx = -RADIUS; dx <= RADIUS; ++dx) {
+          sum += filter[(dy + RADIUS) * SIDE + dx + RADIUS] * in[row + clamp(x + dx, 0, width - 1)];
+        }
+      }
+      out[y * width + x] = sum;
     }
   }
-  out[y * width + x] = sum;
 }

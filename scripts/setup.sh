@@ -26,6 +26,7 @@ packages=(
   python3-matplotlib                   # plots: sweeps, timelines, the course report
   python3-jsonschema                   # the tests check every lab's --json against its schema
   python3-yaml                         # the test that runs the GitHub Classroom workflow reads it
+  python3-opencv                       # the images lab's peers: OpenCV's filter2D and sepFilter2D
   dpkg-dev file                        # cpack's .deb: dpkg-shlibdeps finds its Depends
   lintian                              # the .deb files are checked by it (a test)
 )

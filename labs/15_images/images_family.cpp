@@ -15,6 +15,15 @@ lab::NDRangePlan plan_tiles(const Problem& p, const lab::Tuning& t) {
       {tile, tile}};
 }
 
+// The tuned rows (constant, separable): each work-item a run of kPixels pixels along a row.
+constexpr std::uint64_t kPixels = 16;
+
+lab::NDRangePlan plan_runs(const Problem& p, const lab::Tuning& t) {
+  const std::uint64_t tile = t.whole("TILE");
+  const std::uint64_t runs = (std::uint64_t(p.width) + kPixels - 1) / kPixels;
+  return {{lab::round_up(runs, tile), lab::round_up(std::uint64_t(p.height), tile)}, {tile, tile}};
+}
+
 Variant row(const char* name, const char* summary, const char* kernel) {
   Variant v;
   v.name = name;
@@ -48,12 +57,24 @@ Family make_family() {
   f.tunables = {tile};
   f.variants = {
       row("naive", "every tap read from global memory, the filter too", "convolve_naive"),
-      row("constant", "the filter in __constant memory", "convolve_constant"),
+      row("constant",
+          "the filter in __constant memory; 16 pixels a work-item, clamps only at the border",
+          "convolve_constant"),
       row("local", "a TILE x TILE tile and its halo staged in local memory", "convolve_local"),
-      row("separable", "two passes, rows then columns: 2(2r+1) taps, not (2r+1)^2",
+      row("separable",
+          "two passes, rows then columns: 2(2r+1) taps, not (2r+1)^2; 16 pixels a work-item, "
+          "clamps only at the border",
           "convolve_rows"),
       row("image", "the input an image2d_t; a CLAMP_TO_EDGE sampler does the border",
           "convolve_image")};
+  for (Variant& v : f.variants) {
+    if (v.name != "constant" && v.name != "separable") continue;
+    v.plan = plan_runs;
+    v.derived = [](const Problem& p, const lab::Tuning&) -> lab::Defines {
+      return {{"RADIUS", std::to_string(p.radius), "--radius"},
+              {"PIXELS", std::to_string(kPixels), ""}};
+    };
+  }
   return f;
 }
 
