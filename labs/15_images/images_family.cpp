@@ -16,7 +16,7 @@ lab::NDRangePlan plan_tiles(const Problem& p, const lab::Tuning& t) {
 }
 
 // The tuned rows (constant, separable): each work-item a run of kPixels pixels along a row.
-constexpr std::uint64_t kPixels = 16;
+constexpr std::uint64_t kPixels = 64;
 
 lab::NDRangePlan plan_runs(const Problem& p, const lab::Tuning& t) {
   const std::uint64_t tile = t.whole("TILE");
@@ -58,11 +58,11 @@ Family make_family() {
   f.variants = {
       row("naive", "every tap read from global memory, the filter too", "convolve_naive"),
       row("constant",
-          "the filter in __constant memory; 16 pixels a work-item, clamps only at the border",
+          "the filter in __constant memory; 64 pixels a work-item, clamps only at the border",
           "convolve_constant"),
       row("local", "a TILE x TILE tile and its halo staged in local memory", "convolve_local"),
       row("separable",
-          "two passes, rows then columns: 2(2r+1) taps, not (2r+1)^2; 16 pixels a work-item, "
+          "two passes, rows then columns: 2(2r+1) taps, not (2r+1)^2; 64 pixels a work-item, "
           "clamps only at the border",
           "convolve_rows"),
       row("image", "the input an image2d_t; a CLAMP_TO_EDGE sampler does the border",
