@@ -64,6 +64,19 @@ std::vector<lab::Result> convolution(lab::Cli& cli, lab::Env& env, const Setting
                " or less, a smaller --tile, or another variant";
       }
     }
+    if (v.name == "fused") {
+      const std::uint64_t tile = t.whole("TILE");
+      const int limit = fused_radius_limit(tile, env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
+      if (filter.radius > limit) {
+        return "fused keeps TILE + 2r filtered rows of TILE x 64 pixels in local memory, and with "
+               "TILE " +
+               std::to_string(tile) + " the device's " +
+               lab::format_bytes(env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>()) +
+               " holds r up to " + std::to_string(limit) + ": choose --radius " +
+               std::to_string(std::max(limit, 0)) +
+               " or less, a smaller --tile, or another variant";
+      }
+    }
     const std::uint64_t filter_bytes = full.size() * sizeof(float);
     if (v.name != "naive" &&
         filter_bytes > env.device.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>()) {
@@ -131,7 +144,8 @@ std::vector<lab::Result> convolution(lab::Cli& cli, lab::Env& env, const Setting
 
     // 11. The input: a buffer over the host array, guard zones included (a sub-buffer over the
     //     pixels for the kernel), or for image a CL_R/CL_FLOAT image; the filter (separable: its
-    //     row and column weights); the output set to NaN with its guard zones
+    //     row and column weights, one buffer each; fused: the row's then the column's in one);
+    //     the output set to NaN with its guard zones
     cl::Buffer in_all(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_host.bytes(),
                       in_host.all());
     const cl_buffer_region in_data = in_host.region(), out_data = out_host.region();
@@ -142,9 +156,13 @@ std::vector<lab::Result> convolution(lab::Cli& cli, lab::Env& env, const Setting
                              cl::ImageFormat(CL_R, CL_FLOAT), shape.width, shape.height, 0,
                              const_cast<float*>(input.data()));
     }
-    const std::vector<float>& weights = separable ? filter.row : full;
+    std::vector<float> weights = separable ? filter.row : full;
+    if (v.name == "fused") {  // the row's weights, then the column's
+      weights = filter.row;
+      weights.insert(weights.end(), filter.column.begin(), filter.column.end());
+    }
     cl::Buffer weights_buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                              weights.size() * sizeof(float), const_cast<float*>(weights.data()));
+                              weights.size() * sizeof(float), weights.data());
     cl::Buffer column_buffer, between;
     if (separable) {
       column_buffer = cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,

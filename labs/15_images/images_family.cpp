@@ -65,10 +65,14 @@ Family make_family() {
           "two passes, rows then columns: 2(2r+1) taps, not (2r+1)^2; 64 pixels a work-item, "
           "clamps only at the border",
           "convolve_rows"),
+      row("fused",
+          "separable's two passes in one kernel, the filtered rows kept in local memory: 64 "
+          "pixels a work-item",
+          "convolve_fused"),
       row("image", "the input an image2d_t; a CLAMP_TO_EDGE sampler does the border",
           "convolve_image")};
   for (Variant& v : f.variants) {
-    if (v.name != "constant" && v.name != "separable") continue;
+    if (v.name != "constant" && v.name != "separable" && v.name != "fused") continue;
     v.plan = plan_runs;
     v.derived = [](const Problem& p, const lab::Tuning&) -> lab::Defines {
       return {{"RADIUS", std::to_string(p.radius), "--radius"},
@@ -95,11 +99,16 @@ lab::KernelSignature signature(const std::string& variant) {
   const bool image = variant == "image";
   lab::KernelArg in = {"global", "float*", "in", true};
   if (image) in = {"global", "image2d_t", "in"};
-  lab::KernelArg filter = {"constant", "float*", variant == "separable" ? "weights" : "filter",
-                           true};
+  const bool passes = variant == "separable" || variant == "fused";
+  lab::KernelArg filter = {"constant", "float*", passes ? "weights" : "filter", true};
   if (variant == "naive") filter.address = "global";
   return {"",
           {{"", "int", "height"}, {"", "int", "width"}, in, filter, {"global", "float*", "out"}}};
+}
+
+int fused_radius_limit(std::uint64_t tile, std::uint64_t local_memory_bytes) {
+  const std::uint64_t rows = local_memory_bytes / (tile * kPixels * sizeof(float));
+  return rows < tile ? -1 : int((rows - tile) / 2);
 }
 
 int local_radius_limit(std::uint64_t tile, std::uint64_t local_memory_bytes) {

@@ -25,16 +25,20 @@ struct Problem {
 using Family = lab::Family<Problem>;
 using Variant = lab::Variant<Problem>;
 
-// Tunable: TILE (--tile): work-groups of TILE x TILE work-items, one output pixel each, for every
-// row (local's tile side). Rows: naive, constant, local, separable, image.
+// Tunable: TILE (--tile): work-groups of TILE x TILE work-items for every row (local's tile side).
+// Rows: naive, constant, local, separable, fused, image.
 const Family& family();
 
 // TILE 16.
 lab::Tuning default_tuning();
 
+// The largest radius the fused row's filtered rows fit for a TILE and a device's local memory:
+// (TILE + 2 r) rows of TILE x 64 floats.
+int fused_radius_limit(std::uint64_t tile, std::uint64_t local_memory_bytes);
+
 // The arguments of the row's kernel: (int height, int width, global float* in, FILTER, global
-// float* out), FILTER "global float* filter" for naive and "constant float* filter" (separable:
-// "weights") for the others; image reads `in` as "read_only image2d_t".
+// float* out), FILTER "global float* filter" for naive and "constant float* filter" (separable
+// and fused: "weights") for the others; image reads `in` as "read_only image2d_t".
 lab::KernelSignature signature(const std::string& variant);
 
 // The largest radius the local row's tile fits for a TILE and a device's local memory:
