@@ -93,6 +93,8 @@ def plans(profile):
     matrix_n = "64" if quick else "4096" if gpu else "1024"
     # The main run of scan and histogram: a GPU needs 2^26 elements to reach memory speed.
     big_vector = ["-n", "4096"] if quick else ["-n", str(2 ** 26)] if gpu else []
+    # The images lab's square image: the sizes its benchmarks name (4096 on a CPU, 8192 on a GPU)
+    image_n = "64" if quick else "8192" if gpu else "4096"
     return {
         "device_info": {"args": []},
         "vector_add": {"args": ["--variant", "all"] + (["-n", "4096"] if quick else []) + reps,
@@ -121,6 +123,8 @@ def plans(profile):
         # (a CPU's scan at 2^24: 128 MiB moved, past its caches)
         "scan": {"args": ["--variant", "all"] + (big_vector or ["-n", str(2 ** 24)]) + reps,
                  "sweep": vector_sizes, "sweep_args": ["--variant", "all"]},
+        "images": {"args": ["--variant", "all", "-n", image_n] + reps,
+                   "sweep": sweep_sizes("images", profile), "sweep_args": ["--variant", "all"]},
     }
 
 
