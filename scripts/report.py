@@ -49,7 +49,7 @@ PROGRAM = "report.py"
 # The course's order; a lab the build has that is not listed here comes after, with its defaults.
 LAB_ORDER = ["device_info", "vector_add", "work_items", "matmul", "reduction", "transpose",
              "coalescing", "profiling", "buffer_flags", "events", "memory_spaces", "vector_types",
-             "scan", "histogram"]
+             "scan", "histogram", "images"]
 # Variants that are someone else's code or the host, drawn as references rather than as the
 # lab's own ladder.
 PEER = re.compile(r"^(OpenBLAS|CLBlast|cuBLAS|memcpy)|\(host\)")
@@ -93,6 +93,8 @@ def plans(profile):
     matrix_n = "64" if quick else "4096" if gpu else "1024"
     # The main run of scan and histogram: a GPU needs 2^26 elements to reach memory speed.
     big_vector = ["-n", "4096"] if quick else ["-n", str(2 ** 26)] if gpu else []
+    # The images lab's square image: the sizes its benchmarks name (4096 on a CPU, 8192 on a GPU)
+    image_n = "64" if quick else "8192" if gpu else "4096"
     return {
         "device_info": {"args": []},
         "vector_add": {"args": ["--variant", "all"] + (["-n", "4096"] if quick else []) + reps,
@@ -121,6 +123,8 @@ def plans(profile):
         # (a CPU's scan at 2^24: 128 MiB moved, past its caches)
         "scan": {"args": ["--variant", "all"] + (big_vector or ["-n", str(2 ** 24)]) + reps,
                  "sweep": vector_sizes, "sweep_args": ["--variant", "all"]},
+        "images": {"args": ["--variant", "all", "-n", image_n] + reps,
+                   "sweep": sweep_sizes("images", profile), "sweep_args": ["--variant", "all"]},
     }
 
 
@@ -766,6 +770,9 @@ PURPOSE = {
             "the data about once (decoupled look-back).",
     "histogram": "Counting keys into bins: what many work-items updating the same counters "
                  "costs, and how local, private and replicated histograms avoid it.",
+    "images": "Images and the samplers that read them, then a 2-D convolution from a naive "
+              "kernel through local tiles and separable passes to an image read through a "
+              "sampler, each against a copy of the image.",
 }
 
 

@@ -18,6 +18,7 @@ packages=(
   opencl-clhpp-headers                 # the Khronos C++ bindings, CL/opencl.hpp
   pocl-opencl-icd                      # PoCL: OpenCL on the CPU, so every machine has a device
   libcli11-dev nlohmann-json3-dev      # command line and JSON (header-only)
+  libstb-dev                           # PNG in and out for the images lab (header-only stb)
   libgtest-dev                         # unit tests
   oclgrind                             # kernel checks: races, out-of-bounds, uninitialised reads
   clinfo                               # device_info is checked against it
@@ -25,6 +26,7 @@ packages=(
   python3-matplotlib                   # plots: sweeps, timelines, the course report
   python3-jsonschema                   # the tests check every lab's --json against its schema
   python3-yaml                         # the test that runs the GitHub Classroom workflow reads it
+  python3-opencv                       # the images lab's peers: OpenCV's filter2D and sepFilter2D
   dpkg-dev file                        # cpack's .deb: dpkg-shlibdeps finds its Depends
   lintian                              # the .deb files are checked by it (a test)
 )

@@ -1,8 +1,14 @@
-"""torch_peers.py: PyTorch's own scan, histogram and reduction on the same GPU, the peers of the
-scan, histogram and reduction labs (torch.cumsum; torch.bincount and torch.histc; torch.sum and
-torch.dot).
+"""torch_peers.py: PyTorch's own scan, histogram, reduction and 2-D convolution on the same GPU,
+the peers of the scan, histogram, reduction and images labs (torch.cumsum; torch.bincount and
+torch.histc; torch.sum and torch.dot; torch.nn.functional.conv2d, cuDNN's).
 
 Usage: torch_peers.py [--sizes 2^26,2^28] [--bins 256] [--reps 20]
+                      [--image 8192x8192] [--radii 2,8]
+
+The convolution is the images lab's Gaussian blur of radius r (sigma = r / 2) on one float
+image: conv2d with the (2r+1)^2 filter, and as two passes (a (2r+1) x 1 then a 1 x (2r+1)
+filter), each after replicate padding (the lab's borders clamped to the edge, which the timing
+includes), counted as the lab counts it: 8 bytes a pixel.
 
 Each is timed with CUDA events around one call, after 3 warm-ups; the median and min of --reps
 calls are printed with the rate counted as the labs count it: 8 bytes per element for a scan
@@ -54,6 +60,8 @@ def main():
     parser.add_argument("--sizes", default="2^26,2^28")
     parser.add_argument("--bins", type=int, default=256)
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--image", default="8192x8192", help="HEIGHTxWIDTH for conv2d")
+    parser.add_argument("--radii", default="2,8", help="the blur's radii for conv2d")
     options = parser.parse_args()
     try:
         import torch
@@ -86,6 +94,37 @@ def main():
                   f"{bytes_per * n / whole / 1e9:.0f} GB/s")
         del values, keys, spread, other
         torch.cuda.empty_cache()
+    convolutions(torch, options)
+
+
+def convolutions(torch, options):
+    """The images lab's blur through conv2d: the full filter, and rows then columns."""
+    import math
+    functional = torch.nn.functional
+    height, width = (int(v) for v in options.image.lower().split("x"))
+    image = torch.rand(1, 1, height, width, device="cuda")
+    for r in (int(v) for v in options.radii.split(",")):
+        sigma = max(r, 1) / 2
+        g = torch.tensor([math.exp(-0.5 * d * d / (sigma * sigma)) for d in range(-r, r + 1)],
+                         device="cuda")
+        g = g / g.sum()
+        full = (g[:, None] * g[None, :]).reshape(1, 1, 2 * r + 1, 2 * r + 1)
+        column = g.reshape(1, 1, 2 * r + 1, 1)
+        row = g.reshape(1, 1, 1, 2 * r + 1)
+
+        def whole():
+            return functional.conv2d(functional.pad(image, (r, r, r, r), mode="replicate"), full)
+
+        def passes():
+            rows = functional.conv2d(functional.pad(image, (r, r, 0, 0), mode="replicate"), row)
+            return functional.conv2d(functional.pad(rows, (0, 0, r, r), mode="replicate"), column)
+
+        for name, call in [("conv2d", whole), ("conv2d rows+columns", passes)]:
+            median, least = timed(torch, call, options.reps)
+            pixels = height * width
+            print(f"{name} {height}x{width} r={r}: median {median * 1e3:.3f} ms, "
+                  f"min {least * 1e3:.3f} ms, {pixels / median / 1e6:.0f} MPixel/s, "
+                  f"{8 * pixels / median / 1e9:.0f} GB/s (8 bytes a pixel)")
 
 
 if __name__ == "__main__":

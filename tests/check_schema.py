@@ -43,6 +43,7 @@ ARGS = {
     "vector_types": ["-n", "1048576", "--items", "256", "--reps", "2", "--warmup", "1"],
     "scan": ["-n", "1009", "--variant", "all", "--reps", "2"],
     "histogram": ["-n", "1009", "--bins", "32", "--variant", "all", "--reps", "2"],
+    "images": ["-W", "41", "-H", "23", "--variant", "all", "--reps", "2"],
 }
 # A second run where one lab reports a different shape of result.
 EXTRA = [
