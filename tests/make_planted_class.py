@@ -179,6 +179,17 @@ EXERCISES = {
         hard_coded=[("const ulong quads = n / 4;", "const ulong quads = {-n} / 4;"),
                     ("get_global_id(0); i < n; i += stride)",
                      "get_global_id(0); i < {-n}; i += stride)")]),
+    "images.reflect": dict(
+        function="horizontal_reflect", barrier=False, misplaced=False, atomic=False,
+        # pixel width - x: x = 0 reads one past the row's last pixel
+        off_by_one=[("(int2)(width - 1 - x, y)", "(int2)(width - x, y)")],
+        hard_coded=[("const int width = get_image_width(src);", "const int width = {-n};")]),
+    "images.halo": dict(
+        function="convolve_local", barrier=True, misplaced=False, atomic=False,
+        # one column too many: tile[j][APRON], past the last row of the local tile
+        off_by_one=[("for (int i = lx; i < APRON; i += TILE) {",
+                     "for (int i = lx; i <= APRON; i += TILE) {")],
+        hard_coded=[("clamp(x0 + i, 0, width - 1)", "clamp(x0 + i, 0, {-W} - 1)")]),
 }
 # Exercises graded on another's kernel file take its edits.
 EXERCISES["reduction.multi_contiguous"] = EXERCISES["reduction.multi"]

@@ -28,7 +28,9 @@ std::string address_name(cl_kernel_arg_address_qualifier address) {
 }
 
 std::string arg_text(const KernelArg& arg) {
-  std::string text = arg.address.empty() ? "" : "__" + arg.address + " ";
+  std::string text = !arg.access.empty()   ? "__" + arg.access + " "
+                     : arg.address.empty() ? ""
+                                           : "__" + arg.address + " ";
   // __constant data is read-only without saying so; drivers report it const too.
   const bool pointer = !arg.type.empty() && arg.type.back() == '*';
   if (arg.constant && pointer && arg.address != "constant") text += "const ";
@@ -58,6 +60,13 @@ std::vector<KernelArg> actual_args(const cl::Kernel& kernel, bool& known) {
           (kernel.getArgInfo<CL_KERNEL_ARG_TYPE_QUALIFIER>(i) & CL_KERNEL_ARG_TYPE_CONST) != 0;
       for (auto* text : {&args[i].type, &args[i].name}) {
         while (!text->empty() && text->back() == '\0') text->pop_back();
+      }
+      if (args[i].type.rfind("image", 0) == 0) {
+        const cl_kernel_arg_access_qualifier access =
+            kernel.getArgInfo<CL_KERNEL_ARG_ACCESS_QUALIFIER>(i);
+        if (access == CL_KERNEL_ARG_ACCESS_READ_ONLY) args[i].access = "read_only";
+        if (access == CL_KERNEL_ARG_ACCESS_WRITE_ONLY) args[i].access = "write_only";
+        if (access == CL_KERNEL_ARG_ACCESS_READ_WRITE) args[i].access = "read_write";
       }
     }
   } catch (const cl::Error&) {

@@ -115,10 +115,27 @@ std::optional<double> Result::percent() const {
 
 void Report::add(Result result) {
   const KernelCheck& check = kernel_check();
+  // Wrong results under Oclgrind, with no report of a race, and a row that is wrong on the device
+  // too: the simulator saw that row's own mistake, not a race, so the rows it failed before (and
+  // will fail after) are the check's doing only, and pass as they ran.
   const bool own_failure = !result.passed && check.wrong_results;
+  if (own_failure && !own_failure_seen_) {
+    own_failure_seen_ = true;
+    for (Result& earlier : results_) {
+      if (!earlier.failed_by_check) continue;
+      earlier.passed = true;
+      earlier.failed_by_check = false;
+      if (!earlier.notes.empty()) earlier.notes.pop_back();
+    }
+  }
+  const bool explained = check.wrong_results && own_failure_seen_;
   if (check.state == KernelCheck::State::failed && !result.peer && result.skip_reason.empty() &&
-      !own_failure) {
+      !explained && result.passed) {
     result.passed = false;
+    result.failed_by_check = true;
+    result.add_note(check.sentence);
+  } else if (check.state == KernelCheck::State::failed && !result.peer &&
+             result.skip_reason.empty() && !explained) {
     result.add_note(check.sentence);
   }
   results_.push_back(std::move(result));

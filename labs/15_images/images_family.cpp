@@ -98,7 +98,7 @@ lab::Tuning default_tuning() {
 lab::KernelSignature signature(const std::string& variant) {
   const bool image = variant == "image";
   lab::KernelArg in = {"global", "float*", "in", true};
-  if (image) in = {"global", "image2d_t", "in"};
+  if (image) in = {"global", "image2d_t", "in", false, "read_only"};
   const bool passes = variant == "separable" || variant == "fused";
   lab::KernelArg filter = {"constant", "float*", passes ? "weights" : "filter", true};
   if (variant == "naive") filter.address = "global";

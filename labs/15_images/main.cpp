@@ -20,7 +20,10 @@
 #include "parts.hpp"
 #include "picture.hpp"
 
+#include <filesystem>
 #include <iostream>
+
+#include <unistd.h>
 
 int main(int argc, char** argv) {
   return lab::run_main(
@@ -69,6 +72,15 @@ int main(int argc, char** argv) {
           shape = {picture.height, picture.width};
         }
         if (!s.output.empty() && !images::have_pictures()) images::save_picture(s.output, 0, 0, {});
+        if (!s.output.empty()) {  // refused now, not after the work
+          const std::filesystem::path folder = std::filesystem::path(s.output).parent_path().empty()
+                                                   ? std::filesystem::path(".")
+                                                   : std::filesystem::path(s.output).parent_path();
+          if (!std::filesystem::is_directory(folder) || ::access(folder.c_str(), W_OK) != 0) {
+            throw lab::UsageError("--output " + s.output + ": the folder " + folder.string() +
+                                  " does not exist or cannot be written: choose another path");
+          }
+        }
 
         // 2. Choose the device (-p, -d, --type)
         lab::Env env = lab::pick_device(opt, cli.out());

@@ -147,7 +147,9 @@ std::vector<lab::Result> samplers(lab::Cli& cli, lab::Env& env, const Settings& 
     lab::build_failed(file, error, program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device));
   }
   const lab::KernelSignature reflect_signature = {
-      "horizontal_reflect", {{"global", "image2d_t", "src"}, {"global", "image2d_t", "dst"}}};
+      "horizontal_reflect",
+      {{"global", "image2d_t", "src", false, "read_only"},
+       {"global", "image2d_t", "dst", false, "write_only"}}};
   lab::check_kernel_name(program, file, reflect_signature);
   cl::Kernel reflect(program, "horizontal_reflect");
   lab::check_kernel_args(reflect, file, reflect_signature);
@@ -219,12 +221,13 @@ std::vector<lab::Result> samplers(lab::Cli& cli, lab::Env& env, const Settings& 
   const int shown = 16;  // and row 0 at x = -4.25 to 10.75, a quarter past its texels' centres
   for (int i = 0; i < shown; ++i) grid.emplace_back(-4.25 + i, 0.5);
   const int count = int(grid.size());
-  const lab::KernelSignature sample_signature = {"sample",
-                                                 {{"global", "image2d_t", "src"},
-                                                  {"", "sampler_t", "sampler"},
-                                                  {"global", "float2*", "at", true},
-                                                  {"", "int", "count"},
-                                                  {"global", "float4*", "out"}}};
+  const lab::KernelSignature sample_signature = {
+      "sample",
+      {{"global", "image2d_t", "src", false, "read_only"},
+       {"", "sampler_t", "sampler"},
+       {"global", "float2*", "at", true},
+       {"", "int", "count"},
+       {"global", "float4*", "out"}}};
   lab::check_kernel_name(program, file, sample_signature);
   cl::Kernel sample(program, "sample");
   lab::check_kernel_args(sample, file, sample_signature);

@@ -77,6 +77,9 @@ struct KernelArg {
   // A pointer to const data ("__global const float* A"): shown in messages, never required (a
   // kernel that leaves const out of an input works the same).
   bool constant = false;
+  // An image's access ("read_only", "write_only"): shown in messages in place of its address
+  // space (an image is __global, but written with its access qualifier), never compared.
+  std::string access = {};
 };
 
 // The kernel the host launches.

@@ -108,6 +108,8 @@ struct Result {
   // A library the lab compares itself with (--peers; lab::mark_peer): checked and shown like any
   // row, but a wrong result there is the library's, so it does not decide the exit code.
   bool peer = false;
+  // Failed only by the Oclgrind check of --kernel-file (its sentence is the row's last note).
+  bool failed_by_check = false;
   // Why a row could not run on this device; a row with a reason is SKIPPED, neither passed nor
   // failed.
   std::string skip_reason;
@@ -206,6 +208,7 @@ class Report {
   nlohmann::json device_;  // describe_device's object
   nlohmann::json summary_device_;
   std::vector<Result> results_;
+  bool own_failure_seen_ = false;  // a row wrong on the device itself, under an Oclgrind check
   nlohmann::json details_ = nlohmann::json::object();
 };
 
