@@ -7,7 +7,7 @@
 #   share/opencl-labs/kernels/*.cl          the kernels, found from a lab's own place, so a
 #                                           moved prefix still works
 #   share/opencl-labs/exercises/*.cl        the exercise skeletons, grading through opencl-labs
-#   share/opencl-labs/grade.py, exercises.tsv  the grader and the exercise list it grades
+#   share/opencl-labs/grade.py, hand_in.py, exercises.tsv  the grader and the exercise list it grades
 #                                           (`opencl-labs grade`; the full edition only)
 #   share/doc/opencl-labs/                  README, docs/ and every handout (labs/NN_NAME/), with
 #                                           `scripts/labs.sh LAB` and `build/bin/LAB` written as
@@ -138,9 +138,12 @@ function(lab_install_shared)
   endforeach()
   install(DIRECTORY ${LAB_BIN_DIR}/kernels/ DESTINATION ${LAB_INSTALL_SHARE_DIR}/kernels
           COMPONENT labs FILES_MATCHING PATTERN "*.cl")
-  # The grader, with the exercise list it reads and the suite's kernels as its reference: the
-  # full edition only (the student edition's kernels are skeletons).
+  # The grader and the module it reads hand-ins with, the exercise list it reads and the suite's
+  # kernels as its reference: the full edition only (the student edition's kernels are
+  # skeletons).
   install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/grade.py DESTINATION ${LAB_INSTALL_SHARE_DIR}
+          COMPONENT labs)
+  install(FILES ${PROJECT_SOURCE_DIR}/scripts/hand_in.py DESTINATION ${LAB_INSTALL_SHARE_DIR}
           COMPONENT labs)
   install(FILES ${LAB_EXERCISE_LIST} DESTINATION ${LAB_INSTALL_SHARE_DIR} COMPONENT labs)
   # The skeletons of the exercises build/exercises.tsv lists (a skeleton left in the staging

@@ -72,10 +72,11 @@ import xml.etree.ElementTree as ElementTree
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from hand_in import logical_lines, read_hand_in
+
 EXIT_WRONG = 1
 EXIT_USAGE = 2
 EXIT_RUNTIME = 3
-BOM = b"\xef\xbb\xbf"
 # The command as the user typed it: `opencl-labs grade` sets LAB_GRADE_COMMAND.
 COMMAND = os.environ.get("LAB_GRADE_COMMAND") or "grade.sh"
 # A run's time limit: this many times the suite's kernel's time at the same size, and at least
@@ -214,75 +215,9 @@ def similarity_key(text):
     return hashlib.sha256(re.sub(r"\s+", "", code_of(text)).encode()).hexdigest()
 
 
-def find_hand_in(student, kernel):
-    """(path, name, others) for the student's file for `kernel`: my_KERNEL or KERNEL, in the folder
-    or one folder down (the shallowest wins, my_ first), and the other candidates it shadows; or
-    (None, None, []). A folder that cannot be listed raises OSError."""
-    names = [f"my_{kernel}", kernel]
-    found = []
-    for folder in [student] + sorted(p for p in student.iterdir() if p.is_dir()
-                                     and not p.is_symlink() and not p.name.startswith(".")):
-        for name in names:
-            path = folder / name
-            if path.is_symlink() or (path.exists() and not path.is_dir()):
-                found.append((path, name))
-    if not found:
-        return None, None, []
-    return found[0][0], found[0][1], [str(p.relative_to(student)) for p, _ in found[1:]]
-
-
-def refuse(path, student):
-    """Why the hand-in at `path` cannot be graded as the student's own text, or ""."""
-    shown = path.relative_to(student)
-    if path.is_symlink():
-        return (f"{shown} is a symbolic link: hand in the file itself (a link to another file "
-                "is not your text)")
-    if not path.is_file():
-        return f"{shown} is not a file"
-    real = path.resolve()
-    if student.resolve() not in real.parents:
-        return f"{shown} lies outside your folder: hand in the file itself"
-    return ""
-
-
-def logical_lines(text):
-    """(first line number, text) of each line as the preprocessor sees it: trigraphs and digraphs
-    for '#' read as '#', lines continued with a backslash joined, each comment one space."""
-    text = text.replace("??=", "#").replace("??/", "\\").replace("%:", "#")
-    lines, current, start, number = [], [], 1, 1
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\" and text.startswith("\n", i + 1):
-            i, number = i + 2, number + 1  # a continued line
-        elif text.startswith("//", i):
-            while i < n and text[i] != "\n":
-                if text[i] == "\\" and text.startswith("\n", i + 1):
-                    i, number = i + 1, number + 1  # a comment continued onto the next line
-                i += 1
-            current.append(" ")
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            number += text.count("\n", i, end)
-            current.append(" ")
-            i = end
-        elif c == "\n":
-            lines.append((start, "".join(current)))
-            current, number = [], number + 1
-            start = number
-            i += 1
-        else:
-            current.append(c)
-            i += 1
-    lines.append((start, "".join(current)))
-    return lines
-
-
 # A directive on a compiler's own macro (__SPIR__, __OPENCL_VERSION__, __x86_64__, ...) lets a
 # kernel tell Oclgrind's simulator from the device, and behave only while it is watched.
 RESERVED_TEST = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|define)\b.*?\b(__(?!attribute__)\w+__)")
-MAX_HAND_IN_BYTES = 1 << 20
 
 
 def check_text(text, name):
@@ -402,35 +337,10 @@ def grade_exercise(student, e, plan, bin_dir, scratch, caches, logs, out_dir, se
     row = {"student": student.name, "exercise": exercise, "file": "", "sha256": "",
            "passed": False, "sentence": "", "sizes": "", "oclgrind": "", "same_as": "",
            "log": "", "exit": "", "other_files": "", "similarity": "", "seconds": 0.0}
-    try:
-        path, name, others = find_hand_in(student, e["kernel"])
-    except OSError as error:
-        row["sentence"] = f"the folder cannot be read ({error.strerror}): hand in readable files"
+    text = read_hand_in(student, e["kernel"], row, "a kernel")
+    if text is None:
         return row
-    row["other_files"] = " ".join(others)
-    if path is None:
-        row["sentence"] = (f"no file my_{e['kernel']} in the submission (nor {e['kernel']}, nor "
-                           "either one folder down)")
-        return row
-    row["file"] = str(path.relative_to(student))
-    why = refuse(path, student)
-    if why:
-        row["sentence"] = why
-        return row
-    try:
-        if path.stat().st_size > MAX_HAND_IN_BYTES:
-            row["sentence"] = (f"{row['file']} holds {path.stat().st_size} bytes: a kernel is a "
-                               f"few kilobytes (at most {MAX_HAND_IN_BYTES} bytes are graded)")
-            return row
-        data = path.read_bytes()
-    except OSError as error:
-        row["sentence"] = (f"{row['file']} cannot be read ({error.strerror}): hand in a readable "
-                           "file")
-        return row
-    row["sha256"] = hashlib.sha256(data).hexdigest()
-    if data.startswith(BOM):
-        data = data[len(BOM):]
-    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    name = Path(row["file"]).name
     why = check_text(text, row["file"])
     if why:
         row["sentence"] = why
@@ -494,8 +404,7 @@ def host_futures(args, pool, students, scratch, caches, logs, out_dir, rng, chec
     args.host_sizes.update({name: {"runs": grade_host.sizes_text(plan)}
                             for name, plan in host_plans.items()})
     why, host_limits = grade_host.reference(args.host_exercises, host_plans, scratch, shim,
-                                            worker_cache(caches), args.time_limit,
-                                            logical_lines)
+                                            worker_cache(caches), args.time_limit)
     if why:
         pool.shutdown(cancel_futures=True)
         fail(EXIT_RUNTIME, why)
@@ -503,7 +412,7 @@ def host_futures(args, pool, students, scratch, caches, logs, out_dir, rng, chec
         limits[tuple(name.split(".", 1))] = limit
     return [pool.submit(lambda s, e: grade_host.grade_exercise(
         s, e, host_plans[f"{e['lab']}.{e['name']}"], scratch, shim, worker_cache(caches), logs,
-        out_dir, host_limits[f"{e['lab']}.{e['name']}"], logical_lines), student, e)
+        out_dir, host_limits[f"{e['lab']}.{e['name']}"]), student, e)
             for student in students for e in args.host_exercises]
 
 
@@ -513,7 +422,8 @@ def build_identity(exercises_file, bin_dir, kernels_dir, exercises):
     merge."""
     digest = hashlib.sha256(exercises_file.read_bytes())
     digest.update(Path(__file__).read_bytes())  # the grader: how sizes are drawn, rows made
-    for part in ("grade_host.py", "grade_host_shim.c"):  # and how host programs are graded
+    # how hand-ins are read, and how host programs are graded
+    for part in ("hand_in.py", "grade_host.py", "grade_host_shim.c"):
         if (Path(__file__).parent / part).is_file():
             digest.update((Path(__file__).parent / part).read_bytes())
     for lab in sorted({e["lab"] for e in exercises}):

@@ -51,6 +51,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from hand_in import logical_lines, read_hand_in
+
 # The host exercises: name (LAB.NAME in the gradebook), the file a student hands in (my_FILE or
 # FILE), and whether the buffers must be ALLOC_HOST_PTR ones read and filled through maps.
 EXERCISES = [
@@ -58,7 +60,6 @@ EXERCISES = [
     {"lab": "vector_add", "name": "map", "file": "vector_add_map.cpp", "map": True},
 ]
 NAMES = {f"{e['lab']}.{e['name']}": e for e in EXERCISES}
-MAX_BYTES = 1 << 20
 COMPILE_LIMIT = 180
 MIN_LIMIT = 20
 WHOLE_GROUPS = 192
@@ -147,21 +148,7 @@ def inputs(i):
 
 # --- the hand-in ------------------------------------------------------------------------------
 
-def find_hand_in(student, file):
-    """(path, others) for my_FILE or FILE in the student's folder or one folder down."""
-    found = []
-    for folder in [student] + sorted(p for p in student.iterdir() if p.is_dir()
-                                     and not p.is_symlink() and not p.name.startswith(".")):
-        for name in (f"my_{file}", file):
-            path = folder / name
-            if path.is_symlink() or (path.exists() and not path.is_dir()):
-                found.append(path)
-    if not found:
-        return None, []
-    return found[0], [str(p.relative_to(student)) for p in found[1:]]
-
-
-def check_text(text, name, logical_lines):
+def check_text(text, name):
     """Why the program's text cannot be graded, or ""."""
     for number, line in logical_lines(text):
         directive = re.match(r"\s*#\s*(include_next|import|embed)\b", line)
@@ -478,45 +465,17 @@ def grade_run(program, n, oclgrind, work, shim, cache, limit):
 NAMES_BY_PLAN = {f"{e['lab']}.{e['name']}": e for e in EXERCISES}
 
 
-def grade_exercise(student, e, plan, scratch, shim, cache, logs, out_dir, limit, logical_lines,
-                   timing=None):
+def grade_exercise(student, e, plan, scratch, shim, cache, logs, out_dir, limit, timing=None):
     """One student's row for one host exercise; TIMING (a dict), when given, gets the slowest
     run's seconds under "slowest"."""
     exercise = f"{e['lab']}.{e['name']}"
     row = {"student": student.name, "exercise": exercise, "file": "", "sha256": "",
            "passed": False, "sentence": "", "sizes": "", "oclgrind": "", "same_as": "",
            "log": "", "exit": "", "other_files": "", "similarity": "", "seconds": 0.0}
-    try:
-        path, others = find_hand_in(student, e["file"])
-    except OSError as error:
-        row["sentence"] = f"the folder cannot be read ({error.strerror}): hand in readable files"
+    text = read_hand_in(student, e["file"], row, "a host program")
+    if text is None:
         return row
-    row["other_files"] = " ".join(others)
-    if path is None:
-        row["sentence"] = (f"no file my_{e['file']} in the submission (nor {e['file']}, nor either "
-                           "one folder down)")
-        return row
-    row["file"] = str(path.relative_to(student))
-    if path.is_symlink():
-        row["sentence"] = (f"{row['file']} is a symbolic link: hand in the file itself (a link to "
-                           "another file is not your text)")
-        return row
-    if not path.is_file() or student.resolve() not in path.resolve().parents:
-        row["sentence"] = f"{row['file']} lies outside your folder or is not a file"
-        return row
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            row["sentence"] = (f"{row['file']} holds {path.stat().st_size} bytes: a host program "
-                               f"is a few kilobytes (at most {MAX_BYTES} bytes are graded)")
-            return row
-        data = path.read_bytes()
-    except OSError as error:
-        row["sentence"] = f"{row['file']} cannot be read ({error.strerror})"
-        return row
-    row["sha256"] = hashlib.sha256(data).hexdigest()
-    data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-    why = check_text(text, row["file"], logical_lines)
+    why = check_text(text, row["file"])
     if why:
         row["sentence"] = why
         return row
@@ -576,7 +535,7 @@ def solutions_folder():
     return None
 
 
-def reference(exercises, plans, scratch, shim, cache, time_limit, logical_lines):
+def reference(exercises, plans, scratch, shim, cache, time_limit):
     """Grades the instructor's solutions: (why one fails or None, {exercise: time limit}).
     Without the solutions (not in this edition) the limits are MIN_LIMIT * 3."""
     folder = solutions_folder()
@@ -592,7 +551,7 @@ def reference(exercises, plans, scratch, shim, cache, time_limit, logical_lines)
         logs = scratch / "host-reference" / "logs"
         timing = {}
         row = grade_exercise(student, e, plans[name], scratch / "host-reference", shim, cache,
-                             logs, scratch, time_limit or 600, logical_lines, timing)
+                             logs, scratch, time_limit or 600, timing)
         if not row["passed"]:
             return (f"the suite's own {e['file']} fails {name}: {row['sentence']}, so no student "
                     "could pass it"), limits
