@@ -8,7 +8,9 @@ Usage: torch_peers.py [--sizes 2^26,2^28] [--bins 256] [--reps 20]
 The convolution is the images lab's Gaussian blur of radius r (sigma = r / 2) on one float
 image: conv2d with the (2r+1)^2 filter, and as two passes (a (2r+1) x 1 then a 1 x (2r+1)
 filter), each after replicate padding (the lab's borders clamped to the edge, which the timing
-includes), counted as the lab counts it: 8 bytes a pixel.
+includes), counted as the lab counts it: 8 bytes a pixel. The full filter is also timed with
+conv2d's own zero padding (no padded copy, borders not clamped): the fastest call cuDNN offers,
+though not the lab's result at the border. `--sizes none` times the convolutions only.
 
 Each is timed with CUDA events around one call, after 3 warm-ups; the median and min of --reps
 calls are printed with the rate counted as the labs count it: 8 bytes per element for a scan
@@ -70,7 +72,8 @@ def main():
     if not torch.cuda.is_available():
         sys.exit("torch_peers.py: PyTorch sees no CUDA device")
     print(f"torch_peers.py: {torch.cuda.get_device_name(0)}, PyTorch {torch.__version__}")
-    for n in (size(s) for s in options.sizes.split(",")):
+    sizes = [] if options.sizes == "none" else options.sizes.split(",")
+    for n in (size(s) for s in sizes):
         values = torch.rand(n, device="cuda") * 2 - 1
         keys = torch.randint(0, options.bins, (n,), device="cuda", dtype=torch.int32)
         spread = torch.rand(n, device="cuda") * options.bins
@@ -119,7 +122,11 @@ def convolutions(torch, options):
             rows = functional.conv2d(functional.pad(image, (r, r, 0, 0), mode="replicate"), row)
             return functional.conv2d(functional.pad(rows, (0, 0, r, r), mode="replicate"), column)
 
-        for name, call in [("conv2d", whole), ("conv2d rows+columns", passes)]:
+        def zero_padded():
+            return functional.conv2d(image, full, padding=r)
+
+        for name, call in [("conv2d", whole), ("conv2d rows+columns", passes),
+                           ("conv2d zero-padded", zero_padded)]:
             median, least = timed(torch, call, options.reps)
             pixels = height * width
             print(f"{name} {height}x{width} r={r}: median {median * 1e3:.3f} ms, "

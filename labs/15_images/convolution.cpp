@@ -157,7 +157,7 @@ std::vector<lab::Result> convolution(lab::Cli& cli, lab::Env& env, const Setting
                              const_cast<float*>(input.data()));
     }
     std::vector<float> weights = separable ? filter.row : full;
-    if (v.name == "fused") {  // the row's weights, then the column's
+    if (v.name == "fused" || v.name == "strips") {  // the row's weights, then the column's
       weights = filter.row;
       weights.insert(weights.end(), filter.column.begin(), filter.column.end());
     }

@@ -24,6 +24,14 @@ lab::NDRangePlan plan_runs(const Problem& p, const lab::Tuning& t) {
   return {{lab::round_up(runs, tile), lab::round_up(std::uint64_t(p.height), tile)}, {tile, tile}};
 }
 
+// The strips row: each work-item 4 columns by STRIP rows, work-groups of TILE x TILE of them.
+lab::NDRangePlan plan_strips(const Problem& p, const lab::Tuning& t) {
+  const std::uint64_t tile = t.whole("TILE"), strip = t.whole("STRIP");
+  const std::uint64_t across = (std::uint64_t(p.width) + 3) / 4;
+  const std::uint64_t down = (std::uint64_t(p.height) + strip - 1) / strip;
+  return {{lab::round_up(across, tile), lab::round_up(down, tile)}, {tile, tile}};
+}
+
 Variant row(const char* name, const char* summary, const char* kernel) {
   Variant v;
   v.name = name;
@@ -54,7 +62,14 @@ Family make_family() {
   tile.max = 1024;
   tile.candidates = {4, 8, 16, 32};
   tile.grows = lab::kGrowsGroup | lab::kGrowsLocal;
-  f.tunables = {tile};
+  lab::Tunable strip;
+  strip.name = "STRIP";
+  strip.option = "--strip";
+  strip.meaning = "Output rows a strips work-item filters, walking down its 4 columns";
+  strip.max = 4096;
+  strip.candidates = {8, 16, 32, 64};
+  strip.grows = lab::kGrowsPrivate;
+  f.tunables = {tile, strip};
   f.variants = {
       row("naive", "every tap read from global memory, the filter too", "convolve_naive"),
       row("constant",
@@ -69,6 +84,10 @@ Family make_family() {
           "separable's two passes in one kernel, the filtered rows kept in local memory: 64 "
           "pixels a work-item",
           "convolve_fused"),
+      row("strips",
+          "separable's two passes in one kernel for a GPU: each work-item 4 columns by STRIP "
+          "rows, filtered rows kept in registers, no local memory",
+          "convolve_strips"),
       row("image", "the input an image2d_t; a CLAMP_TO_EDGE sampler does the border",
           "convolve_image")};
   for (Variant& v : f.variants) {
@@ -79,6 +98,9 @@ Family make_family() {
               {"PIXELS", std::to_string(kPixels), ""}};
     };
   }
+  Variant& strips = f.variants[5];
+  strips.tunables = {"TILE", "STRIP"};
+  strips.plan = plan_strips;
   return f;
 }
 
@@ -92,6 +114,7 @@ const Family& family() {
 lab::Tuning default_tuning() {
   lab::Tuning t;
   t.set("TILE", 16);
+  t.set("STRIP", 16);
   return t;
 }
 
@@ -99,7 +122,7 @@ lab::KernelSignature signature(const std::string& variant) {
   const bool image = variant == "image";
   lab::KernelArg in = {"global", "float*", "in", true};
   if (image) in = {"global", "image2d_t", "in", false, "read_only"};
-  const bool passes = variant == "separable" || variant == "fused";
+  const bool passes = variant == "separable" || variant == "fused" || variant == "strips";
   lab::KernelArg filter = {"constant", "float*", passes ? "weights" : "filter", true};
   if (variant == "naive") filter.address = "global";
   return {"",

@@ -1,9 +1,11 @@
 // images_family.hpp: the images lab's convolution ladder as a table (lab::Family): naive (every
 // tap from global memory), constant (the filter in __constant), local (a tile and its halo in
-// local memory), separable (rows, then columns) and image (an image2d_t read through a
-// CLAMP_TO_EDGE sampler), one kernel file each, kernels/images_<variant>.cl. Besides the table,
-// the host's side of the checks: the filters, the reference in double with its bound, what a
-// wrong output's pattern points at, the generated test image, and a model of the sampler rules.
+// local memory), separable (rows, then columns), fused (both passes in one kernel through local
+// memory), strips (both passes in one kernel for a GPU, the filtered rows in registers) and image
+// (an image2d_t read through a CLAMP_TO_EDGE sampler), one kernel file each,
+// kernels/images_<variant>.cl. Besides the table, the host's side of the checks: the filters, the
+// reference in double with its bound, what a wrong output's pattern points at, the generated test
+// image, and a model of the sampler rules.
 #pragma once
 
 #include "lab/lab.hpp"
@@ -25,11 +27,12 @@ struct Problem {
 using Family = lab::Family<Problem>;
 using Variant = lab::Variant<Problem>;
 
-// Tunable: TILE (--tile): work-groups of TILE x TILE work-items for every row (local's tile side).
-// Rows: naive, constant, local, separable, fused, image.
+// Tunables: TILE (--tile): work-groups of TILE x TILE work-items for every row (local's tile
+// side); STRIP (--strip): the output rows a strips work-item filters.
+// Rows: naive, constant, local, separable, fused, strips, image.
 const Family& family();
 
-// TILE 16.
+// TILE 16, STRIP 16.
 lab::Tuning default_tuning();
 
 // The largest radius the fused row's filtered rows fit for a TILE and a device's local memory:
@@ -37,8 +40,8 @@ lab::Tuning default_tuning();
 int fused_radius_limit(std::uint64_t tile, std::uint64_t local_memory_bytes);
 
 // The arguments of the row's kernel: (int height, int width, global float* in, FILTER, global
-// float* out), FILTER "global float* filter" for naive and "constant float* filter" (separable
-// and fused: "weights") for the others; image reads `in` as "read_only image2d_t".
+// float* out), FILTER "global float* filter" for naive and "constant float* filter" (separable,
+// fused and strips: "weights") for the others; image reads `in` as "read_only image2d_t".
 lab::KernelSignature signature(const std::string& variant);
 
 // The largest radius the local row's tile fits for a TILE and a device's local memory:

@@ -1,0 +1,86 @@
+// images_strips.cl: separable's two passes in one kernel, shaped for a GPU. Each work-item owns a
+// strip of 4 columns by STRIP rows of the output, and walks down it from RADIUS rows above to
+// RADIUS rows below. Each input row it meets is read once, as a float4 and the RADIUS pixels on
+// each side (rounded out to whole float4s), filtered along the row in registers, and kept in a
+// ring of the last 2 RADIUS + 1 filtered rows; once the ring holds the rows around an output row,
+// the column pass sums them and writes that row's 4 pixels.
+// No local memory and no barrier: the reuse along a row is the cache's (a work-item's neighbours
+// read the same pixels a moment later), the reuse down a column is the ring's. With the loops
+// unrolled (RADIUS and STRIP are known when the kernel is built) every index into `ring` and `v`
+// is a constant, so both live in registers. Per output pixel about (STRIP + 2 RADIUS) / STRIP
+// input reads and one write reach memory, close to a copy's 8 bytes when STRIP is large against
+// RADIUS; but the rows above and below a strip are filtered along the row by both strips that
+// need them, and the unrolled code grows with STRIP, so a small STRIP often runs fastest.
+// When the width is a multiple of 4, every row starts on 16 bytes and the row's float4s are read
+// as float4s; otherwise (and within 4 REACH pixels of the left or right edge) pixel by pixel,
+// each column clamped to the image.
+// Indices: (x0, y0) the first column and row of the work-item's strip; j the input row it is at,
+// image row y0 - RADIUS + j (clamped); v the row's pixels from x0 - 4 REACH; d a tap's offset;
+// ring[k] the filtered row j with j % SIDE == k. weights holds the row's 2 RADIUS + 1 weights,
+// then the column's.
+#ifndef RADIUS
+#define RADIUS 2  // the filter's radius: 2 RADIUS + 1 taps in each pass
+#endif
+#ifndef STRIP
+#define STRIP 16  // output rows a work-item filters
+#endif
+#if RADIUS < 0
+#error "RADIUS is the filter's radius: choose 0 or more"
+#endif
+#if STRIP < 1
+#error "STRIP is the rows a work-item filters: choose 1 or more (--strip)"
+#endif
+#define SIDE (2 * RADIUS + 1)
+#define REACH ((RADIUS + 3) / 4)  // whole float4s read on each side of the work-item's own
+#define SPAN (4 + 8 * REACH)      // pixels of a row a work-item reads
+
+__kernel void convolve_strips(const int height, const int width, __global const float* in,
+                              __constant float* weights, __global float* out) {
+  const int x0 = (int)get_global_id(0) * 4, y0 = (int)get_global_id(1) * STRIP;
+  if (x0 >= width || y0 >= height) return;
+  __constant float* column = weights + SIDE;
+  const bool whole = width % 4 == 0 && x0 >= 4 * REACH && x0 + 4 + 4 * REACH <= width;
+  float4 ring[SIDE];
+  // Unrolled whole, so that every index into `ring` and `v` is a constant
+#pragma unroll
+  for (int j = 0; j < STRIP + 2 * RADIUS; ++j) {
+    const int k = j % SIDE;  // this row's place in the ring
+    // 1. Input row y0 - RADIUS + j, clamped to the image: pixels x0 - 4 REACH to x0 + 3 + 4 REACH
+    const int row = clamp(y0 - RADIUS + j, 0, height - 1);
+    float v[SPAN];
+    if (whole) {
+      __global const float4* src = (__global const float4*)(in + row * width) + x0 / 4 - REACH;
+#pragma unroll
+      for (int q = 0; q < SPAN / 4; ++q) vstore4(src[q], q, v);
+    } else {
+#pragma unroll
+      for (int i = 0; i < SPAN; ++i) {
+        v[i] = in[row * width + clamp(x0 - 4 * REACH + i, 0, width - 1)];
+      }
+    }
+    // 2. Along the row: the 4 pixels' sums, into the ring
+    float4 h = 0.0f;
+#pragma unroll
+    for (int d = -RADIUS; d <= RADIUS; ++d) {
+      const int at = 4 * REACH + d;
+      h += weights[d + RADIUS] * (float4)(v[at], v[at + 1], v[at + 2], v[at + 3]);
+    }
+    ring[k] = h;
+    // 3. Down the columns: output row y = y0 + j - 2 RADIUS, once the ring holds its 2 RADIUS + 1
+    //    filtered rows, j - 2 RADIUS to j: row j - 2 RADIUS + d sits in ring[(k + 1 + d) % SIDE]
+    const int y = y0 + j - 2 * RADIUS;
+    if (j >= 2 * RADIUS && y < height) {
+      float4 s = 0.0f;
+#pragma unroll
+      for (int d = 0; d < SIDE; ++d) s += column[d] * ring[(k + 1 + d) % SIDE];
+      __global float* dst = out + y * width + x0;
+      if (x0 + 4 <= width) {
+        vstore4(s, 0, dst);
+      } else {  // the row's last, shorter run
+        dst[0] = s.x;
+        if (x0 + 1 < width) dst[1] = s.y;
+        if (x0 + 2 < width) dst[2] = s.z;
+      }
+    }
+  }
+}
