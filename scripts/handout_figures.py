@@ -20,7 +20,8 @@ scripts/sweep.sh). A block names what it shows with attributes (values with spac
                  check measured, events), vs (this row's median over the median of row `base`)
                  Default: size,median,rate,share.
   base=VARIANT   the row the `vs` column divides by (required by cols=vs)
-  devices=D,...  folders under docs/results/runs, in order (default: every folder, sorted)
+  devices=D,...  folders under docs/results/runs, in order (default: every folder whose run.json
+                 ran the lab, sorted)
   sweep=1        read <lab>.sweep.json instead, one table row per size
   sizes=N,...    with sweep=1: only these sizes, each n of the result's size or its size label
                  (`sizes=4096x4096` for a lab whose sizes have no n), default all
@@ -210,10 +211,17 @@ def cell(column: str, row: dict, base: dict | None, where: str) -> str:
     raise BlockError(f"unknown column {column!r} (known: {', '.join(COLUMNS)})")
 
 
-def render_stages(attrs: dict[str, str], runs: Path) -> str:
-    devices = [d for d in attrs.get("devices", "").split(",") if d] or sorted(
-        p.name for p in runs.iterdir() if (p / "run.json").exists()
+def block_devices(attrs: dict[str, str], runs: Path) -> list[str]:
+    """The block's devices=, else every kept run that ran the block's lab, sorted."""
+    named = [d for d in attrs.get("devices", "").split(",") if d]
+    return named or sorted(
+        p.name for p in runs.iterdir()
+        if (p / "run.json").exists() and attrs["lab"] in load_json(p / "run.json").get("labs", {})
     )
+
+
+def render_stages(attrs: dict[str, str], runs: Path) -> str:
+    devices = block_devices(attrs, runs)
     keys = ("queued_to_submit", "submit_to_start", "start_to_end")
     lines = ["| device | command | queued->submit | submit->start | start->end |", "|---|---|---|---|---|"]
     captions = []
@@ -234,9 +242,7 @@ def render_stages(attrs: dict[str, str], runs: Path) -> str:
 
 
 def render_modes(attrs: dict[str, str], runs: Path) -> str:
-    devices = [d for d in attrs.get("devices", "").split(",") if d] or sorted(
-        p.name for p in runs.iterdir() if (p / "run.json").exists()
-    )
+    devices = block_devices(attrs, runs)
     keys = ("create", "upload", "kernel", "download", "total")
     lines = ["| device | A and B | C | " + " | ".join(keys) + " |", "|" + "---|" * (len(keys) + 3)]
     captions = []
@@ -279,9 +285,7 @@ def render(attrs: dict[str, str], runs: Path = RUNS) -> str:
             raise BlockError(f"unknown column {c!r} (known: {', '.join(COLUMNS)})")
     if "vs" in cols and "base" not in attrs:
         raise BlockError("cols=vs needs base=VARIANT")
-    devices = [d for d in attrs.get("devices", "").split(",") if d] or sorted(
-        p.name for p in runs.iterdir() if (p / "run.json").exists()
-    )
+    devices = block_devices(attrs, runs)
     sweep = attrs.get("sweep") == "1"
     if sweep and "size" not in cols:
         cols.insert(0, "size")  # a sweep's rows differ by size: always show it

@@ -425,6 +425,35 @@ def yardsticks_by_size(rows, key):
     return out
 
 
+# Each lab's variants in one order across every run on the page (filled by render): a variant
+# keeps its colour and marker from one device's picture to the next, where a device skipped some.
+VARIANT_ORDER = {}
+
+
+def variant_order(runs, labs):
+    """{lab: {variant: place}}: the variants with a rate (the pictures' lines) of each lab's
+    reports and sweeps, every run's order kept, a variant one run lacks placed after the one it
+    follows in another."""
+    orders = {}
+    for lab in labs:
+        order = []
+        for run in runs:
+            sweep = run.get("sweeps", {}).get(lab) or {}
+            reports = [run["reports"].get(lab)] + list(sweep.get("reports", []))
+            for report in (r for r in reports if r):
+                previous = None
+                for row in report.get("results", []):
+                    variant = row.get("variant")
+                    if "rate" not in row or PEER.search(variant):
+                        continue  # not a line of the pictures
+                    if variant not in order:
+                        order.insert(order.index(previous) + 1 if previous in order else len(order),
+                                     variant)
+                    previous = variant
+        orders[lab] = {variant: i for i, variant in enumerate(order)}
+    return orders
+
+
 def sweep_figure(lab, rows, device, metric="rate"):
     """Rate (or, with metric "elements", G elements/s) against size, one line per variant; the
     peers (each its own grey and marker) and, per size, the yardstick (the median of its runs
@@ -456,6 +485,7 @@ def sweep_figure(lab, rows, device, metric="rate"):
     values, sizes = [], set()
     for i, (variant, points) in enumerate(lines.items()):
         points.sort()
+        i = VARIANT_ORDER.get(lab, {}).get(variant, i)
         # A lab whose ladder has a `copy` of the same matrix (transpose) draws it as its own
         # ceiling: black, dashed.
         style = {"color": "black", "linestyle": (0, (6, 3)), "marker": "x"} \
@@ -914,6 +944,7 @@ def render(options):
         return 0
     if not options.out:
         fail("render needs --out DIR (or --markdown-only with --results-md FILE)")
+    VARIANT_ORDER.update(variant_order(runs, labs))
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     page = ["<!DOCTYPE html>", "<html lang='en'><head><meta charset='utf-8'>",
@@ -1172,13 +1203,15 @@ def results_page(runs, labs, run_dirs):
                          + (f"{100 * ref['share']:.0f}% of {ref['name']}" if ref else "")
                          + f" | {md_cell('; '.join(peers))} |")
         lines.append("")
+        absent = [lab for lab in labs if m["labs"].get(lab) is None]
+        if absent:  # a run of some labs only: those it left out named once
+            lines += [f"Not run on this device: {', '.join(absent)}.", ""]
         for lab in labs:
             entry = m["labs"].get(lab)
             report = run["reports"].get(lab)
-            lines += [f"### {lab} on {heading}", "", purpose(lab), ""]
             if entry is None:
-                lines += ["Not run on this device.", ""]
                 continue
+            lines += [f"### {lab} on {heading}", "", purpose(lab), ""]
             lines += [f"`{' '.join([lab] + entry['args'])}`: exit {entry['exit']}"
                       + (f"; run again at commit {entry['commit']}, {entry.get('date', '')}"
                          if entry.get("commit") else "") + ".", ""]

@@ -73,27 +73,9 @@ std::vector<cl_float4> rgba(const std::vector<float>& red) {
   return pixels;
 }
 
-}  // namespace
-
-std::vector<lab::Result> samplers(lab::Cli& cli, lab::Env& env, const Settings& s,
-                                  const lab::Shape2D& shape) {
-  const auto& opt = cli.options();
-  std::ostream& out = cli.out();
-  const cl::Context& context = env.context;
-  const cl::CommandQueue& queue = env.queue;
-  std::vector<lab::Result> rows;
-
-  // 4. Does the device read images at all? (CL_DEVICE_IMAGE_SUPPORT)
-  if (!env.device.getInfo<CL_DEVICE_IMAGE_SUPPORT>()) {
-    const std::string why = "the device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
-    if (s.part == "samplers") throw lab::SkipError(why + ": the samplers part cannot run here");
-    lab::Result row;
-    row.variant = "samplers";
-    row.skip_reason = why;
-    return {row};
-  }
-
-  // 5. The image formats it supports for 2-D images read by kernels, and one it does not
+// 5. The image formats the device supports for 2-D images read by kernels, by channel order, and
+//    what cl::Image2D does with one it does not list
+void show_formats(std::ostream& out, const cl::Context& context) {
   std::vector<cl::ImageFormat> formats;
   context.getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats);
   out << "Image formats for read_only image2d_t (" << formats.size()
@@ -134,18 +116,56 @@ std::vector<lab::Result> samplers(lab::Cli& cli, lab::Env& env, const Settings& 
     }
     break;
   }
+}
 
-  // 6. horizontal_reflect: a W x H image (at most 1024 x 1024) mirrored left to right, one
-  //    work-item a pixel, each reading (width-1-x, y) through a sampler and writing (x, y) with
-  //    write_imagef
-  const lab::KernelText file =
-      lab::load_kernel(env, opt, "images_sampler.cl", {}, out, s.part == "samplers");
-  cl::Program program(context, file.source);
-  try {
-    program.build({env.device}, file.flags.c_str());
-  } catch (const cl::Error& error) {
-    lab::build_failed(file, error, program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device));
+// When horizontal_reflect's output is wrong: one sentence on what its pattern points at (pixels
+// never written, a copy not a mirror, a mirror one pixel off, a mirror top to bottom), or "".
+// `got` and `src` hold 4 floats a pixel, width x height pixels.
+std::string diagnose_reflect(const std::vector<float>& got, const std::vector<cl_float4>& src,
+                             int width, int height) {
+  const auto at = [&](int x, int y) { return std::size_t(y) * width + x; };
+  std::size_t unwritten = 0;
+  for (std::size_t i = 0; i < src.size(); ++i) unwritten += std::isnan(got[i * 4]) ? 1 : 0;
+  if (unwritten > 0) {
+    return std::to_string(unwritten) + " of " + std::to_string(src.size()) +
+           " pixels of dst were never written: each work-item inside the image writes its own "
+           "(x, y) with write_imagef";
   }
+  // The share of pixels whose first channel equals src at (sx(x), sy(y))
+  const auto matches = [&](auto sx, auto sy) {
+    std::size_t tried = 0, same = 0;
+    for (int y = 0; y < height; ++y) {
+      for (int x = 0; x < width; ++x) {
+        const int u = sx(x), v = sy(y);
+        if (u < 0 || u >= width || v < 0 || v >= height) continue;
+        ++tried;
+        if (got[at(x, y) * 4] == src[at(u, v)].s[0]) ++same;
+      }
+    }
+    return tried > 0 && same * 10 >= tried * 9;
+  };
+  const auto keep = [](int c) { return c; };
+  if (width > 1 && matches(keep, keep)) {
+    return "dst is a copy of src, not its mirror: read src at (width - 1 - x, y)";
+  }
+  if (matches([&](int x) { return width - x; }, keep) ||
+      matches([&](int x) { return width - 2 - x; }, keep)) {
+    return "dst is the mirror moved by one pixel: the mirror of column x is width - 1 - x "
+           "(columns run from 0 to width - 1)";
+  }
+  if (height > 1 && matches(keep, [&](int y) { return height - 1 - y; })) {
+    return "dst is src mirrored top to bottom: mirror x (dimension 0, along a row), keep y";
+  }
+  return "";
+}
+
+// 6. horizontal_reflect: a W x H image (at most 1024 x 1024) mirrored left to right, one work-item
+//    a pixel, each reading (width-1-x, y) through a sampler and writing (x, y) with write_imagef
+lab::Result reflect_row(const lab::Options& opt, lab::Env& env, const lab::Shape2D& shape,
+                        const cl::Program& program, const lab::KernelText& file,
+                        std::ostream& out) {
+  const cl::Context& context = env.context;
+  const cl::CommandQueue& queue = env.queue;
   const lab::KernelSignature reflect_signature = {
       "horizontal_reflect",
       {{"global", "image2d_t", "src", false, "read_only"},
@@ -153,57 +173,108 @@ std::vector<lab::Result> samplers(lab::Cli& cli, lab::Env& env, const Settings& 
   lab::check_kernel_name(program, file, reflect_signature);
   cl::Kernel reflect(program, "horizontal_reflect");
   lab::check_kernel_args(reflect, file, reflect_signature);
-  {
-    const int width = std::min(shape.width, 1024), height = std::min(shape.height, 1024);
-    const cl::ImageFormat format(CL_RGBA, CL_FLOAT);  // every device with images has it
-    std::vector<float> values(std::size_t(width) * height);
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = float(i % 1000) + 0.25f;
-    std::vector<cl_float4> src_host = rgba(values), dst_host(values.size());
-    cl::Image2D src(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, format, width, height, 0,
-                    src_host.data());
-    cl::Image2D dst(context, CL_MEM_WRITE_ONLY, format, width, height);
-    const cl_float4 nan = {{NAN, NAN, NAN, NAN}};  // a pixel never written stays NaN
-    queue.enqueueFillImage(dst, nan, {0, 0, 0}, {cl::size_type(width), cl::size_type(height), 1});
-    reflect.setArg(0, src);
-    reflect.setArg(1, dst);
-    const cl::NDRange global(lab::round_up(width, 8), lab::round_up(height, 8)), local(8, 8);
-    const lab::Timing timing = lab::time_launches(
-        opt,
-        [&] {
-          cl::Event event;
-          queue.enqueueNDRangeKernel(reflect, cl::NullRange, global, local, nullptr, &event);
-          event.wait();
-          return event;
-        },
-        out);
-    queue.enqueueReadImage(dst, CL_TRUE, {0, 0, 0},
-                           {cl::size_type(width), cl::size_type(height), 1}, 0, 0, dst_host.data());
-    std::vector<float> got(values.size() * 4), want(values.size() * 4);
-    for (int y = 0; y < height; ++y) {
-      for (int x = 0; x < width; ++x) {
-        for (int c = 0; c < 4; ++c) {
-          got[(std::size_t(y) * width + x) * 4 + c] = dst_host[std::size_t(y) * width + x].s[c];
-          want[(std::size_t(y) * width + x) * 4 + c] =
-              src_host[std::size_t(y) * width + (width - 1 - x)].s[c];
-        }
+  const int width = std::min(shape.width, 1024), height = std::min(shape.height, 1024);
+  const cl::ImageFormat format(CL_RGBA, CL_FLOAT);  // every device with images has it
+  std::vector<float> values(std::size_t(width) * height);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = float(i % 1000) + 0.25f;
+  std::vector<cl_float4> src_host = rgba(values), dst_host(values.size());
+  cl::Image2D src(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, format, width, height, 0,
+                  src_host.data());
+  cl::Image2D dst(context, CL_MEM_WRITE_ONLY, format, width, height);
+  const cl_float4 nan = {{NAN, NAN, NAN, NAN}};  // a pixel never written stays NaN
+  queue.enqueueFillImage(dst, nan, {0, 0, 0}, {cl::size_type(width), cl::size_type(height), 1});
+  reflect.setArg(0, src);
+  reflect.setArg(1, dst);
+  const cl::NDRange global(lab::round_up(width, 8), lab::round_up(height, 8)), local(8, 8);
+  const lab::Timing timing = lab::time_launches(
+      opt,
+      [&] {
+        cl::Event event;
+        queue.enqueueNDRangeKernel(reflect, cl::NullRange, global, local, nullptr, &event);
+        event.wait();
+        return event;
+      },
+      out);
+  queue.enqueueReadImage(dst, CL_TRUE, {0, 0, 0}, {cl::size_type(width), cl::size_type(height), 1},
+                         0, 0, dst_host.data());
+  std::vector<float> got(values.size() * 4), want(values.size() * 4);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      for (int c = 0; c < 4; ++c) {
+        got[(std::size_t(y) * width + x) * 4 + c] = dst_host[std::size_t(y) * width + x].s[c];
+        want[(std::size_t(y) * width + x) * 4 + c] =
+            src_host[std::size_t(y) * width + (width - 1 - x)].s[c];
       }
     }
-    const lab::CheckResult check =
-        lab::compare(got.data(), want.data(), got.size(), lab::Tolerance::exact(), std::cerr,
-                     "dst (reflect, 4 channels a pixel)", width * 4);
-    lab::Result row;
-    row.variant = "reflect";
-    row.size = lab::Size("height", height).add("width", width);
-    lab::set_timing(row, timing);
-    lab::set_check(row, check);
-    row.checks = "dst(x, y) = src(width-1-x, y), every channel";
-    rows.push_back(row);
   }
+  const lab::CheckResult check =
+      lab::compare(got.data(), want.data(), got.size(), lab::Tolerance::exact(), std::cerr,
+                   "dst (reflect, 4 channels a pixel)", width * 4);
+  if (!check.passed()) {
+    const std::string why = diagnose_reflect(got, src_host, width, height);
+    if (!why.empty()) std::cerr << "images: reflect: " << why << "\n";
+  }
+  lab::Result row;
+  row.variant = "reflect";
+  row.size = lab::Size("height", height).add("width", width);
+  lab::set_timing(row, timing);
+  lab::set_check(row, check);
+  row.checks = "dst(x, y) = src(width-1-x, y), every channel";
+  return row;
+}
 
-  // 7. sample: an 8 x 4 image (red = 10 y + x + 1) read at a grid of coordinates from one image
-  //    width and height before it to two after, through each sampler: integer or normalized
-  //    coordinates, nearest or linear, each address mode (REPEAT and MIRRORED_REPEAT take
-  //    normalized coordinates only)
+// Where step 7 reads an image of height x width pixels, (u, v) in pixels: a grid from one image
+// size before it to two after, 1/8 off every texel's edge, then `shown` coordinates along row 0
+// (x = -4.25 to 10.75, a quarter past its texels' centres) to print.
+std::vector<std::pair<double, double>> sample_grid(int height, int width, int shown) {
+  std::vector<std::pair<double, double>> grid;
+  for (int j = 0; j < 6 * height; ++j) {
+    for (int i = 0; i < 6 * width; ++i) {
+      grid.emplace_back(-width + 0.125 + 0.5 * i, -height + 0.125 + 0.5 * j);
+    }
+  }
+  for (int i = 0; i < shown; ++i) grid.emplace_back(-4.25 + i, 0.5);
+  return grid;
+}
+
+// Step 7's check of one sampler's reads (red, the first channel, in `got`) at coordinates `at`:
+// each coordinate the specification defines against the host model's value, exactly for nearest;
+// for linear within 2^-7 of the four texels' spread (each weight may carry 8 fraction bits, off
+// by 2^-8, on each axis) plus 2^-20 of the value (float rounding of the blend).
+lab::Result check_sampler(const std::string& name, const SamplerModel& model,
+                          const std::vector<float>& red, int height, int width,
+                          const std::vector<cl_float2>& at, const std::vector<cl_float4>& got) {
+  std::vector<float> values;
+  std::vector<double> want, allowed;
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    if (!model.defined(height, width, at[i].s[0], at[i].s[1])) continue;
+    double spread = 0;
+    want.push_back(model.read(red, height, width, at[i].s[0], at[i].s[1], &spread));
+    allowed.push_back(
+        model.linear ? std::ldexp(spread, -7) + std::ldexp(std::fabs(want.back()), -20) : 0.0);
+    values.push_back(got[i].s[0]);
+  }
+  const lab::CheckResult check = lab::compare_each(
+      values.data(), want.data(), values.size(), [&](std::size_t i) { return allowed[i]; },
+      std::cerr, "red (" + name + ")");
+  lab::Result row;
+  row.variant = name;
+  row.size =
+      lab::Size("height", height).add("width", width).add("items", std::int64_t(values.size()));
+  lab::set_check(row, check);
+  row.checks = model.linear ? "spec's rules, 2^-7 of spread" : "spec's rules, exact";
+  return row;
+}
+
+// 7. sample: an 8 x 4 image (red = 10 y + x + 1) read at a grid of coordinates from one image
+//    width and height before it to two after, through each sampler: integer or normalized
+//    coordinates, nearest or linear, each address mode (REPEAT and MIRRORED_REPEAT take normalized
+//    coordinates only); one row a sampler
+std::vector<lab::Result> sampler_rows(lab::Env& env, const cl::Program& program,
+                                      const lab::KernelText& file, std::ostream& out) {
+  const cl::Context& context = env.context;
+  const cl::CommandQueue& queue = env.queue;
+  std::vector<lab::Result> rows;
   const int width = 8, height = 4;
   std::vector<float> red(width * height);
   for (int y = 0; y < height; ++y) {
@@ -213,13 +284,8 @@ std::vector<lab::Result> samplers(lab::Cli& cli, lab::Env& env, const Settings& 
   cl::Image2D image(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                     cl::ImageFormat(CL_RGBA, CL_FLOAT), width, height, 0,
                     const_cast<cl_float4*>(small.data()));
-  std::vector<std::pair<double, double>> grid;  // (u, v) in pixels, 1/8 off every texel edge
-  for (int j = 0; j < 6 * height; ++j) {
-    for (int i = 0; i < 6 * width; ++i)
-      grid.emplace_back(-width + 0.125 + 0.5 * i, -height + 0.125 + 0.5 * j);
-  }
-  const int shown = 16;  // and row 0 at x = -4.25 to 10.75, a quarter past its texels' centres
-  for (int i = 0; i < shown; ++i) grid.emplace_back(-4.25 + i, 0.5);
+  const int shown = 16;  // the grid's last coordinates: row 0 at x = -4.25 to 10.75
+  const std::vector<std::pair<double, double>> grid = sample_grid(height, width, shown);
   const int count = int(grid.size());
   const lab::KernelSignature sample_signature = {
       "sample",
@@ -274,30 +340,7 @@ std::vector<lab::Result> samplers(lab::Cli& cli, lab::Env& env, const Settings& 
         std::vector<cl_float4> got(count);
         queue.enqueueReadBuffer(out_buffer, CL_TRUE, 0, sizeof(cl_float4) * count, got.data());
 
-        // Each defined coordinate against the spec's rules: exact for nearest; for linear, within
-        // 2^-7 of the four texels' spread (each weight may carry 8 fraction bits, off by 2^-8,
-        // on each axis) plus 2^-20 of the value (float rounding of the blend)
-        std::vector<float> values;
-        std::vector<double> want, allowed;
-        for (int i = 0; i < count; ++i) {
-          if (!model.defined(height, width, at[i].s[0], at[i].s[1])) continue;
-          double spread = 0;
-          want.push_back(model.read(red, height, width, at[i].s[0], at[i].s[1], &spread));
-          allowed.push_back(
-              linear ? std::ldexp(spread, -7) + std::ldexp(std::fabs(want.back()), -20) : 0.0);
-          values.push_back(got[i].s[0]);
-        }
-        const lab::CheckResult check = lab::compare_each(
-            values.data(), want.data(), values.size(), [&](std::size_t i) { return allowed[i]; },
-            std::cerr, "red (" + name + ")");
-        lab::Result row;
-        row.variant = name;
-        row.size = lab::Size("height", height)
-                       .add("width", width)
-                       .add("items", std::int64_t(values.size()));
-        lab::set_check(row, check);
-        row.checks = linear ? "spec's rules, 2^-7 of spread" : "spec's rules, exact";
-        rows.push_back(row);
+        rows.push_back(check_sampler(name, model, red, height, width, at, got));
         if (normalized && address != Address::none) {
           out << "  " << std::left << std::setw(20) << name << std::right;
           for (int i = count - shown; i < count; ++i) {
@@ -308,6 +351,38 @@ std::vector<lab::Result> samplers(lab::Cli& cli, lab::Env& env, const Settings& 
       }
     }
   }
+  return rows;
+}
+
+}  // namespace
+
+std::vector<lab::Result> samplers(lab::Cli& cli, lab::Env& env, const Settings& s,
+                                  const lab::Shape2D& shape) {
+  const auto& opt = cli.options();
+  std::ostream& out = cli.out();
+
+  // 4. Does the device read images at all? (CL_DEVICE_IMAGE_SUPPORT)
+  if (!env.device.getInfo<CL_DEVICE_IMAGE_SUPPORT>()) {
+    const std::string why = "the device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
+    if (s.part == "samplers") throw lab::SkipError(why + ": the samplers part cannot run here");
+    lab::Result row;
+    row.variant = "samplers";
+    row.skip_reason = why;
+    return {row};
+  }
+  show_formats(out, env.context);  // 5.
+
+  // The part's kernels, horizontal_reflect and sample, from one file
+  const lab::KernelText file =
+      lab::load_kernel(env, opt, "images_sampler.cl", {}, out, s.part == "samplers");
+  cl::Program program(env.context, file.source);
+  try {
+    program.build({env.device}, file.flags.c_str());
+  } catch (const cl::Error& error) {
+    lab::build_failed(file, error, program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device));
+  }
+  std::vector<lab::Result> rows = {reflect_row(opt, env, shape, program, file, out)};  // 6.
+  for (lab::Result& row : sampler_rows(env, program, file, out)) rows.push_back(row);  // 7.
   return rows;
 }
 
