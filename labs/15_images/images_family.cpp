@@ -62,13 +62,10 @@ Family make_family() {
   tile.max = 1024;
   tile.candidates = {4, 8, 16, 32};
   tile.grows = lab::kGrowsGroup | lab::kGrowsLocal;
-  lab::Tunable strip;
-  strip.name = "STRIP";
-  strip.option = "--strip";
-  strip.meaning = "Output rows a strips work-item filters, walking down its 4 columns";
-  strip.max = 4096;
-  strip.candidates = {8, 16, 32, 64};
-  strip.grows = lab::kGrowsPrivate;
+  lab::Tunable strip = tile.like(
+      "STRIP", "--strip", "Output rows a strips work-item filters, walking down its 4 columns",
+      {8, 16, 32, 64});
+  strip.grows = lab::kGrowsPrivate;  // its loop is unrolled: more code, not more work-items
   f.tunables = {tile, strip};
   f.variants = {
       row("naive", "every tap read from global memory, the filter too", "convolve_naive"),
