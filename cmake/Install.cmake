@@ -128,6 +128,15 @@ function(lab_install_shared)
     get_filename_component(folder ${handout} DIRECTORY)
     lab_install_text(${handout} ${LAB_INSTALL_DOC_DIR}/${folder})
   endforeach()
+  # The pictures a handout shows (labs/NN_NAME/pictures/), beside it.
+  file(GLOB pictures RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/labs/[0-9]*/pictures/*.png)
+  foreach(picture IN LISTS pictures)
+    get_filename_component(folder ${picture} DIRECTORY)
+    install(FILES ${PROJECT_SOURCE_DIR}/${picture} DESTINATION ${LAB_INSTALL_DOC_DIR}/${folder}
+            COMPONENT labs)
+    install(FILES ${PROJECT_SOURCE_DIR}/${picture} DESTINATION ${LAB_INSTALL_DOC_DIR}/${folder}
+            COMPONENT student)
+  endforeach()
   get_property(texts GLOBAL PROPERTY LAB_INSTALLED_TEXTS)
   add_custom_target(lab_installed_texts ALL DEPENDS ${texts})
 
