@@ -9,8 +9,9 @@
 // unrolled (RADIUS and STRIP are known when the kernel is built) every index into `ring` and `v`
 // is a constant, so both live in registers. Per output pixel about (STRIP + 2 RADIUS) / STRIP
 // input reads and one write reach memory, close to a copy's 8 bytes when STRIP is large against
-// RADIUS; but the rows above and below a strip are filtered along the row by both strips that
-// need them, and the unrolled code grows with STRIP, so a small STRIP often runs fastest.
+// RADIUS. Against that, the 2 RADIUS rows around a strip are filtered along the row once more by
+// each neighbouring strip, and the unrolled code and its registers grow with STRIP and RADIUS:
+// the best STRIP depends on the radius and the device (--tune searches it).
 // When the width is a multiple of 4, every row starts on 16 bytes and the row's float4s are read
 // as float4s; otherwise (and within 4 REACH pixels of the left or right edge) pixel by pixel,
 // each column clamped to the image.

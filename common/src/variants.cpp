@@ -130,7 +130,8 @@ void require_one_variant_for_kernel_file(const Options& options, const std::stri
   }
 }
 
-TuningOptions::TuningOptions(Cli& cli, const std::vector<Tunable>& tunables) : tunables_(tunables) {
+TuningOptions::TuningOptions(Cli& cli, const std::vector<Tunable>& tunables)
+    : tunables_(tunables), program_(cli.name()) {
   // One option per distinct Tunable::option, in the table's order.
   std::vector<std::string> options;
   for (const auto& t : tunables_) {
@@ -177,6 +178,15 @@ TuningOptions::TuningOptions(Cli& cli, const std::vector<Tunable>& tunables) : t
 }
 
 void TuningOptions::check() {
+  try {
+    check_given();
+  } catch (const UsageError& error) {
+    throw UsageError(std::string(error.what()) + " (run '" + program_ +
+                     " --help' for the options)");
+  }
+}
+
+void TuningOptions::check_given() {
   given_.clear();
   given_by_.clear();
   // One value per tunable: a second one (from another option, or twice in --tunable) would be

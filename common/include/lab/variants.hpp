@@ -115,7 +115,8 @@ class TuningOptions {
  public:
   TuningOptions(Cli& cli, const std::vector<Tunable>& tunables);
   // Parses what was given (call after Cli::parse()); throws UsageError naming the option for a
-  // value outside a tunable's bounds, a list that is too long, or an unknown name.
+  // value outside a tunable's bounds, a list that is too long, or an unknown name, ending as
+  // CLI11's errors do with where to read the options ("(run 'LAB --help' for the options)").
   void check();
   // `defaults` with the values the command line gave.
   Tuning apply(Tuning defaults) const;
@@ -142,6 +143,8 @@ class TuningOptions {
   std::string by_name_;                       // --tunable
   std::vector<std::pair<std::string, std::int64_t>> given_;
   std::vector<std::string> given_by_;  // for each of given_: "--local 32", "--tunable LOCAL=64"
+  std::string program_;                // the lab's name, for the --help hint
+  void check_given();
 };
 
 // Bytes of work one run does, the rate's numerator: flops for GFLOP/s, bytes for GB/s.
