@@ -285,10 +285,9 @@ std::string oclgrind_sentence(const std::vector<std::string>& lines, const std::
   } else if (parts.size() == 1) {
     text += ", by " + parts[0];
   }
-  const bool image_write = std::any_of(best->accesses.begin(), best->accesses.end(),
-                                       [](const Access& a) {
-                                         return a.source.find("write_image") != std::string::npos;
-                                       });
+  const bool image_write = std::any_of(
+      best->accesses.begin(), best->accesses.end(),
+      [](const Access& a) { return a.source.find("write_image") != std::string::npos; });
   if (rank_of(best->kind) == 0 && image_write) {
     // A write_image outside the image is undefined; Oclgrind lands it on a pixel inside, where
     // another work-item's write meets it.
