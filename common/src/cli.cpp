@@ -140,7 +140,11 @@ UsageError empty_value(const std::string& name) {
 std::uint64_t parse_size(const std::string& what, const std::string& raw, std::uint64_t min,
                          std::uint64_t max) {
   const std::string text = trim(raw);
-  const std::string example = "write a whole number such as 1000 or 2^20";
+  // An example within the bounds: a size's "1000 or 2^20", or a small option's range
+  const std::string example =
+      max >= (std::uint64_t{1} << 20)
+          ? "write a whole number such as 1000 or 2^20"
+          : "write a whole number from " + std::to_string(min) + " to " + std::to_string(max);
   if (text.empty()) throw UsageError(what + ": a number is missing: " + example);
   if (text[0] == '-') {
     throw UsageError(what + ": " + text + " is negative: " + example);

@@ -30,34 +30,42 @@ namespace {
 std::string cannot_take(const Variant& v, const lab::Tuning& t, const Filter& filter,
                         const lab::Env& env, const lab::Shape2D& shape) {
   const int side = 2 * filter.radius + 1;
-  if (v.name == "local") {
+  const std::uint64_t local_bytes = env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  if (v.name == "local" || v.name == "fused") {
+    const auto limit_at = [&](std::uint64_t tile) {
+      return v.name == "local" ? local_radius_limit(tile, local_bytes)
+                               : fused_radius_limit(tile, local_bytes);
+    };
     const std::uint64_t tile = t.whole("TILE");
-    const int limit = local_radius_limit(tile, env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
+    const int limit = limit_at(tile);
     if (filter.radius > limit) {
-      return "local stages a (TILE + 2r)^2 tile in local memory, and with TILE " +
-             std::to_string(tile) + " the device's " +
-             lab::format_bytes(env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>()) + " holds r up to " +
-             std::to_string(limit) + ": choose --radius " + std::to_string(std::max(limit, 0)) +
-             " or less, a smaller --tile, or another variant";
+      std::uint64_t fits = tile;  // the largest smaller TILE that holds this radius, if any
+      while (fits > 1 && limit_at(fits) < filter.radius) --fits;
+      const std::string what =
+          v.name == "local" ? "local stages a (TILE + 2r)^2 tile in local memory"
+                            : "fused keeps TILE + 2r filtered rows of TILE x 64 pixels in local "
+                              "memory";
+      const std::string room = what + ", and with TILE " + std::to_string(tile) + " the device's " +
+                               lab::format_bytes(local_bytes);
+      const std::string instead =
+          limit_at(fits) >= filter.radius
+              ? "--tile " + std::to_string(fits) + " or smaller, or another variant"
+              : "another variant";
+      if (limit < 0) return room + " holds no radius: choose " + instead;
+      return room + " holds r up to " + std::to_string(limit) + ": choose --radius " +
+             std::to_string(limit) + " or less, " + instead;
     }
   }
-  if (v.name == "fused") {
-    const std::uint64_t tile = t.whole("TILE");
-    const int limit = fused_radius_limit(tile, env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
-    if (filter.radius > limit) {
-      return "fused keeps TILE + 2r filtered rows of TILE x 64 pixels in local memory, and with "
-             "TILE " +
-             std::to_string(tile) + " the device's " +
-             lab::format_bytes(env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>()) + " holds r up to " +
-             std::to_string(limit) + ": choose --radius " + std::to_string(std::max(limit, 0)) +
-             " or less, a smaller --tile, or another variant";
-    }
-  }
-  const std::uint64_t filter_bytes = std::size_t(side) * side * sizeof(float);
+  // The weights each row keeps in __constant memory: the (2r+1)^2 filter, or the passes' 2r+1
+  // (separable: one buffer a pass) or 2(2r+1) (fused, strips: both in one)
+  const std::uint64_t weights = v.name == "separable" ? std::uint64_t(side)
+                                : v.name == "fused" || v.name == "strips"
+                                    ? 2 * std::uint64_t(side)
+                                    : std::uint64_t(side) * side;
   if (v.name != "naive" &&
-      filter_bytes > env.device.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>()) {
-    return v.name + " keeps the " + std::to_string(side) + " x " + std::to_string(side) +
-           " filter in __constant memory, more than the device's " +
+      weights * sizeof(float) > env.device.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>()) {
+    return v.name + " keeps " + std::to_string(weights) +
+           " filter weights in __constant memory, more than the device's " +
            lab::format_bytes(env.device.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>()) +
            ": choose a smaller --radius or --variant naive";
   }
@@ -269,8 +277,9 @@ std::vector<lab::Result> convolution(lab::Cli& cli, lab::Env& env, const Setting
   const Reference ref = reference(filter, input, shape.height, shape.width);
   const int side = 2 * filter.radius + 1;
   cli.out() << "out = " << s.filter << " " << side << " x " << side << " * in, " << shape.text()
-            << " float pixels, borders clamped to the edge; " << side * side << " taps a pixel, "
-            << 2 * side << " in two separable passes\n";
+            << " float pixels, borders clamped to the edge; " << side * side
+            << (side == 1 ? " tap" : " taps") << " a pixel, " << 2 * side
+            << " in two separable passes\n";
   lab::VariantDriver driver(cli, env, family(), s.variant, tuning_options, default_tuning(),
                             "float", double(pixels));
   lab::GuardedArray<float> in_host(env.device, pixels, 0, input.data());

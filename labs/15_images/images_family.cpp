@@ -15,7 +15,7 @@ lab::NDRangePlan plan_tiles(const Problem& p, const lab::Tuning& t) {
       {tile, tile}};
 }
 
-// The tuned rows (constant, separable): each work-item a run of kPixels pixels along a row.
+// The CPU-tuned rows (constant, separable, fused): each work-item a run of kPixels pixels of a row.
 constexpr std::uint64_t kPixels = 64;
 
 lab::NDRangePlan plan_runs(const Problem& p, const lab::Tuning& t) {
@@ -221,6 +221,13 @@ std::string diagnose(const std::string& variant, const float* got, const Referen
     }
   }
   if (wrong == 0) return "";
+  if (unwritten == wrong && variant == "local") {
+    // The writes are there; a NaN sum is a tile value nothing loaded (the tile starts as NaN on
+    // most devices, or holds another group's leftovers)
+    return std::to_string(wrong) +
+           " pixels came out NaN: their sums read tile values nothing loaded, or were never "
+           "written: check that the halo load fills all APRON x APRON pixels of the tile";
+  }
   if (unwritten == wrong) {
     return std::to_string(wrong) +
            " pixels were never written: check the bounds test and the index of the write";

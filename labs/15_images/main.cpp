@@ -1,11 +1,12 @@
 // images: OpenCL's images and samplers, then a 2-D convolution (a Gaussian blur of radius r, or
 // the Sobel derivative) from a naive kernel up a ladder: the filter in __constant memory, a tile
-// and its halo in local memory, two separable passes, and the input as an image read through a
-// sampler; each variant checked pixel by pixel against a reference in double and timed against a
-// copy kernel over the same pixels. The OpenCL host program, steps 1-14 from top to bottom: here
-// the options, the device, the context and queue (1-3) and the report (14); samplers.cpp holds
-// steps 4-7, convolution.cpp steps 8-13. lab:: helpers parse options, choose the device, check
-// and report.
+// and its halo in local memory, two separable passes, both passes in one kernel (for a CPU and for
+// a GPU), and the input as an image read through a sampler; each variant checked pixel by pixel
+// against a reference in double and timed against a copy kernel over the same pixels. The OpenCL
+// host program, steps 1-14: here the options, the device, the context and queue (1-3) and the
+// report (14); samplers.cpp holds steps 4-7, convolution.cpp steps 8-13, each step a function that
+// the file's last function, samplers() or convolution(), calls in order. lab:: helpers parse
+// options, choose the device, check and report.
 #ifndef CL_HPP_ENABLE_EXCEPTIONS  // the same settings as common/CMakeLists.txt gives every lab
 #define CL_HPP_ENABLE_EXCEPTIONS  // OpenCL errors as cl::Error exceptions
 #define CL_HPP_TARGET_OPENCL_VERSION 120

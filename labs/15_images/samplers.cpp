@@ -224,8 +224,9 @@ lab::Result reflect_row(const lab::Options& opt, lab::Env& env, const lab::Shape
 }
 
 // Where step 7 reads an image of height x width pixels, (u, v) in pixels: a grid from one image
-// size before it to two after, 1/8 off every texel's edge, then `shown` coordinates along row 0
-// (x = -4.25 to 10.75, a quarter past its texels' centres) to print.
+// size before it to one after, every half pixel and 1/8 past each texel's edge and centre, then
+// `shown` coordinates along row 0 (x = -4.25 to 10.75, a quarter past its texels' centres) to
+// print.
 std::vector<std::pair<double, double>> sample_grid(int height, int width, int shown) {
   std::vector<std::pair<double, double>> grid;
   for (int j = 0; j < 6 * height; ++j) {
@@ -267,7 +268,7 @@ lab::Result check_sampler(const std::string& name, const SamplerModel& model,
 }
 
 // 7. sample: an 8 x 4 image (red = 10 y + x + 1) read at a grid of coordinates from one image
-//    width and height before it to two after, through each sampler: integer or normalized
+//    width and height before it to one after, through each sampler: integer or normalized
 //    coordinates, nearest or linear, each address mode (REPEAT and MIRRORED_REPEAT take normalized
 //    coordinates only); one row a sampler
 std::vector<lab::Result> sampler_rows(lab::Env& env, const cl::Program& program,
