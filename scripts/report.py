@@ -425,15 +425,11 @@ def yardsticks_by_size(rows, key):
     return out
 
 
-# Each lab's variants in one order across every run on the page (filled by render): a variant
-# keeps its colour and marker from one device's picture to the next, where a device skipped some.
-VARIANT_ORDER = {}
-
-
 def variant_order(runs, labs):
     """{lab: {variant: place}}: the variants with a rate (the pictures' lines) of each lab's
     reports and sweeps, every run's order kept, a variant one run lacks placed after the one it
-    follows in another."""
+    follows in another. A picture colours each line by this place, so a variant keeps its colour
+    and marker from one device's picture to the next where a device skipped some."""
     orders = {}
     for lab in labs:
         order = []
@@ -454,10 +450,11 @@ def variant_order(runs, labs):
     return orders
 
 
-def sweep_figure(lab, rows, device, metric="rate"):
+def sweep_figure(lab, rows, device, metric="rate", order=None):
     """Rate (or, with metric "elements", G elements/s) against size, one line per variant; the
     peers (each its own grey and marker) and, per size, the yardstick (the median of its runs
-    taken in turns with that size's rows, the band their lowest to highest) as references."""
+    taken in turns with that size's rows, the band their lowest to highest) as references. ORDER,
+    when given ({variant: place}, variant_order), picks each line's colour and marker."""
     lines, peers = {}, {}
     unit = None
     kept = []
@@ -485,7 +482,7 @@ def sweep_figure(lab, rows, device, metric="rate"):
     values, sizes = [], set()
     for i, (variant, points) in enumerate(lines.items()):
         points.sort()
-        i = VARIANT_ORDER.get(lab, {}).get(variant, i)
+        i = (order or {}).get(variant, i)  # the page's place of the variant (variant_order)
         # A lab whose ladder has a `copy` of the same matrix (transpose) draws it as its own
         # ceiling: black, dashed.
         style = {"color": "black", "linestyle": (0, (6, 3)), "marker": "x"} \
@@ -722,18 +719,19 @@ def human_bytes(value):
     return str(value)
 
 
-def pictures(lab, run):
+def pictures(lab, run, order=None):
     """The pictures of one lab on one device: a list of (caption, PNG bytes or None, points,
-    dots per inch of the PNG)."""
+    dots per inch of the PNG); ORDER as sweep_figure takes it."""
     device = short_name(run["manifest"]["device"])
     report = run["reports"].get(lab)
     out = []
     if lab in run["sweeps"] and run["sweeps"][lab].get("reports"):
         rows = sweep_rows(run["sweeps"][lab])
-        out.append(("the rate over a range of sizes", *sweep_figure(lab, rows, device), DPI))
+        out.append(("the rate over a range of sizes",
+                    *sweep_figure(lab, rows, device, order=order), DPI))
         if any(r.get("elements_per_s") for r in rows):
             out.append(("elements per second over a range of sizes",
-                        *sweep_figure(lab, rows, device, "elements"), DPI))
+                        *sweep_figure(lab, rows, device, "elements", order), DPI))
     if report is None:
         return out
     if lab == "device_info":
@@ -944,7 +942,7 @@ def render(options):
         return 0
     if not options.out:
         fail("render needs --out DIR (or --markdown-only with --results-md FILE)")
-    VARIANT_ORDER.update(variant_order(runs, labs))
+    orders = variant_order(runs, labs)
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     page = ["<!DOCTYPE html>", "<html lang='en'><head><meta charset='utf-8'>",
@@ -984,7 +982,7 @@ def render(options):
                             f"{html.escape(entry.get('error', 'the run failed'))}</p></div>")
                 continue
             page.append(table_html(report))
-            for caption, png, points, dpi in pictures(lab, run):
+            for caption, png, points, dpi in pictures(lab, run, orders[lab]):
                 if png is None or points == 0:
                     page.append(f"<p class='missing'>no picture of {html.escape(caption)}: "
                                 "nothing to draw</p>")

@@ -169,9 +169,31 @@ int rank_of(const std::string& kind) {
   return 3;
 }
 
-std::string cause_of(const std::string& kind) {
-  switch (rank_of(kind)) {
+struct Access {
+  std::string entity;  // "Global(1,0,0) Local(1,0,0) Group(0,0,0)"
+  int line = 0;
+  std::string source;
+};
+
+struct Problem {
+  std::string kind;  // "Read-write data race at local memory"
+  std::string kernel;
+  std::vector<Access> accesses;
+};
+
+// What a report points at, in words: by its kind, and for a race on an image by where it was.
+std::string cause_of(const Problem& problem) {
+  switch (rank_of(problem.kind)) {
     case 0:
+      if (std::any_of(problem.accesses.begin(), problem.accesses.end(), [](const Access& a) {
+            return a.source.find("write_image") != std::string::npos;
+          })) {
+        // A write_image outside the image is undefined; Oclgrind lands it on a pixel inside,
+        // where another work-item's write meets it.
+        return "two work-items wrote the same pixel of an image: a work-item outside the image "
+               "must not write (check its (x, y) against the image's width and height), and no "
+               "two work-items may compute the same (x, y)";
+      }
       return "two work-items used the same element with nothing ordering them: a barrier missing "
              "or in the wrong place, or an update that is not atomic";
     case 1:
@@ -184,18 +206,6 @@ std::string cause_of(const std::string& kind) {
       return "see Oclgrind's full report";
   }
 }
-
-struct Access {
-  std::string entity;  // "Global(1,0,0) Local(1,0,0) Group(0,0,0)"
-  int line = 0;
-  std::string source;
-};
-
-struct Problem {
-  std::string kind;  // "Read-write data race at local memory"
-  std::string kernel;
-  std::vector<Access> accesses;
-};
 
 std::string without_blanks(const std::string& text) {
   const auto begin = text.find_first_not_of(" \t");
@@ -285,18 +295,7 @@ std::string oclgrind_sentence(const std::vector<std::string>& lines, const std::
   } else if (parts.size() == 1) {
     text += ", by " + parts[0];
   }
-  const bool image_write = std::any_of(
-      best->accesses.begin(), best->accesses.end(),
-      [](const Access& a) { return a.source.find("write_image") != std::string::npos; });
-  if (rank_of(best->kind) == 0 && image_write) {
-    // A write_image outside the image is undefined; Oclgrind lands it on a pixel inside, where
-    // another work-item's write meets it.
-    return text +
-           ": two work-items wrote the same pixel of an image: a work-item outside the image must "
-           "not write (check its (x, y) against the image's width and height), and no two "
-           "work-items may compute the same (x, y)";
-  }
-  return text + ": " + cause_of(best->kind);
+  return text + ": " + cause_of(*best);
 }
 
 void check_kernel_under_oclgrind(const std::string& lab, int argc, char** argv,

@@ -88,16 +88,17 @@ Family make_family() {
       row("image", "the input an image2d_t; a CLAMP_TO_EDGE sampler does the border",
           "convolve_image")};
   for (Variant& v : f.variants) {
-    if (v.name != "constant" && v.name != "separable" && v.name != "fused") continue;
-    v.plan = plan_runs;
-    v.derived = [](const Problem& p, const lab::Tuning&) -> lab::Defines {
-      return {{"RADIUS", std::to_string(p.radius), "--radius"},
-              {"PIXELS", std::to_string(kPixels), ""}};
-    };
+    if (v.name == "strips") {
+      v.tunables = {"TILE", "STRIP"};
+      v.plan = plan_strips;
+    } else if (v.name == "constant" || v.name == "separable" || v.name == "fused") {
+      v.plan = plan_runs;
+      v.derived = [](const Problem& p, const lab::Tuning&) -> lab::Defines {
+        return {{"RADIUS", std::to_string(p.radius), "--radius"},
+                {"PIXELS", std::to_string(kPixels), ""}};
+      };
+    }
   }
-  Variant& strips = f.variants[5];
-  strips.tunables = {"TILE", "STRIP"};
-  strips.plan = plan_strips;
   return f;
 }
 
