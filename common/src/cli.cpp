@@ -327,7 +327,7 @@ void Cli::add_positive(const std::string& flags, double& value, const std::strin
       }));
 }
 
-void Cli::parse() {
+void Cli::parse(const std::function<void()>& checks) {
   CLI::App& app = parser_->app;
   // CLI11 reads "--trace=" as "--trace" and takes the next word as its value ("--trace= --json"
   // would write a file named --json): an empty value after '=' is refused before it parses.
@@ -377,6 +377,7 @@ void Cli::parse() {
   }
   check_kernel_paths(options_);
   check_build_options(options_.build_options, {});
+  if (checks) checks();
   // A student's kernel is also run under Oclgrind before the lab's own run, so that its PASSED
   // means the simulator found no race or stray access either.
   if (kind_ == LabKind::runs_kernels &&

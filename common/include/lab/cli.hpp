@@ -4,6 +4,7 @@
 #include "lab/options.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -71,8 +72,10 @@ class Cli {
                     double max);
 
   // Parses the command line. --help and --list print and end the lab with exit 0 (an Error with
-  // kExitPassed); anything it cannot take is a UsageError naming the option.
-  void parse();
+  // kExitPassed); anything it cannot take is a UsageError naming the option. `checks`, when
+  // given, is the lab's own check of how its options combine: it runs once the line is parsed and
+  // before a student's kernel is checked under Oclgrind, so a usage error comes first and alone.
+  void parse(const std::function<void()>& checks = {});
 
   // Whether `name` ("--local", the long name) was on the command line (after parse()).
   bool given(const std::string& name) const;
