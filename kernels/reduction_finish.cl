@@ -3,7 +3,14 @@
 // total to result[0]. The host launches exactly one group of a power-of-two size.
 // Indices: k walks this work-item's partial sums; t its place in the group.
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 
 __kernel void reduction_finish(const ulong count, __global const REAL* partial,

@@ -4,7 +4,14 @@
 // Indices: first is the group's first element; i walks the group's elements; n the length.
 // The last group may reach past n: the loop stops at n.
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 #ifndef DOT
 #define DOT 0  // 1: reduce x[i] * y[i] (a dot product); 0: reduce x[i] (a sum)

@@ -216,6 +216,17 @@ bool is_oclgrind(const cl::Platform& platform) {
   return platform.getInfo<CL_PLATFORM_NAME>().find("Oclgrind") != std::string::npos;
 }
 
+bool has_fp64(const cl::Device& device) {
+  return device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
+}
+
+void require_fp64(const Env& env, const std::string& lab) {
+  if (has_fp64(env.device)) return;
+  throw SkipError(lab + " --dtype double needs double precision, and " + env.device_name() +
+                  " has none (no cl_khr_fp64, CL_DEVICE_DOUBLE_FP_CONFIG is 0): use --dtype "
+                  "float, or a device that has it (--list)");
+}
+
 std::size_t summarize_oclgrind_log(std::ostream& out) {
   if (oclgrind_log().empty()) return 0;
   std::ifstream in(oclgrind_log());

@@ -40,7 +40,7 @@ json device_facts(const cl::Device& d) {
         {"float", d.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT>()},
         {"double", d.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE>()},
         {"half", d.getInfo<CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF>()}}},
-      {"fp64", d.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0},
+      {"fp64", lab::has_fp64(d)},
       {"profiling_timer_resolution_ns", d.getInfo<CL_DEVICE_PROFILING_TIMER_RESOLUTION>()},
       {"image_support", d.getInfo<CL_DEVICE_IMAGE_SUPPORT>() == CL_TRUE},
       {"extensions", extensions},

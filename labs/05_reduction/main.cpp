@@ -37,6 +37,13 @@ lab::KernelSignature signature(const reduction::Variant& v, const std::string& r
   return s;
 }
 
+// REAL, and FP64 = 1 for double: the kernels' guard asks the compiler for cl_khr_fp64 then.
+lab::Defines real_defines(const std::string& real) {
+  lab::Defines defines = {{"REAL", real, "--dtype"}};
+  if (real == "double") defines.push_back({"FP64", "1", "--dtype"});
+  return defines;
+}
+
 // The finish on the device: one group of FINISH work-items adds up the partial sums.
 struct Finisher {
   cl::Kernel kernel;
@@ -46,7 +53,7 @@ struct Finisher {
 Finisher make_finisher(lab::Env& env, const lab::Options& opt, const std::string& real,
                        std::size_t element, std::ostream& out) {
   const lab::Program program =
-      lab::build_program(env, opt, "reduction_finish.cl", {{"REAL", real, "--dtype"}}, out, false);
+      lab::build_program(env, opt, "reduction_finish.cl", real_defines(real), out, false);
   Finisher f;
   f.kernel = lab::make_kernel(program, {"reduction_finish",
                                         {{"", "ulong", "count"},
@@ -133,9 +140,10 @@ struct RunRow {
     // total comes from the sentinel, which the mismatch line explains.
     if (std::is_floating_point_v<T> && !check.passed() && !lab::is_oclgrind(env.platform) &&
         std::fabs(double(total)) >= 1e30) {
-      stage.err << "reduction: a total of " << double(total)
-                << " is what adding the guard zones' 3.4e38 past the end of x gives: the "
-                   "kernel most likely read past element n - 1 (check i < n)\n";
+      stage.err << "reduction: a total of " << double(total) << " is what adding the guard zones' "
+                << (sizeof(T) == 4 ? "3.4e38" : "1.4e306")
+                << " past the end of x gives: the kernel most likely read past element n - 1 "
+                   "(check i < n)\n";
     }
     const lab::GuardCheck guard = partial.check_guards(env.queue);
     const std::string outside = lab::describe_guard_writes(
@@ -211,13 +219,15 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   lab::GuardedBuffer<T> x = copied(terms.x), y = copied(terms.y);
   lab::GuardedBuffer<T> partial(env, lab::BufferMode::write, CL_MEM_READ_WRITE, max_groups, 0);
   lab::GuardedBuffer<T> result(env, lab::BufferMode::write, CL_MEM_READ_WRITE, 1, 0);
-  const lab::Defines defines = {{"REAL", real, "--dtype"}, {"DOT", terms.dot ? "1" : "0", "--op"}};
+  lab::Defines defines = real_defines(real);
+  defines.push_back({"DOT", terms.dot ? "1" : "0", "--op"});
   std::optional<Finisher> finisher;
   if (s.finish == "device") finisher = make_finisher(env, opt, real, sizeof(T), cli.out());
 
   // 5-7. Each variant with its tuning: build, run, verify; every run (the peers' too) followed by
   //      one of the copy kernel, the rows' yardstick
-  const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
+  //      (the copy moves as many bytes as the terms: 2n floats for n doubles)
+  const lab::CopyBaseline copy = lab::measure_copy(env, opt, n * sizeof(T) / 4, 0, cli.out());
   std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
     std::vector<lab::Result> made;
     RunRow<T> run_row{env, terms, x, y, partial, result, defines, finisher ? &*finisher : nullptr};
@@ -254,10 +264,14 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   details["reference"] = terms.reference;
   details["sum_of_absolute_terms"] = terms.magnitude;
   if constexpr (std::is_floating_point_v<T>) {
+    const std::string u = sizeof(T) == 4 ? "u = 2^-24" : "u = 2^-53";
+    const std::string h =
+        "h the height of the variant's summation tree (its kernel, the finish, and the product "
+        "for dot)";
     details["tolerance"] =
-        "gamma_h * sum |terms|, gamma_h = h u / (1 - h u), u = 2^-24, h the height of the "
-        "variant's summation tree (its kernel, the finish, and the product for dot)";
-    details["host_float_loop"] = {
+        "gamma_h * sum |terms| + the reference's rounding, gamma_h = h u / (1 - h u), " + u + ", " +
+        h;
+    details["host_loop"] = {
         {"total", terms.host_loop}, {"error", terms.host_error}, {"bound", terms.host_bound}};
   } else {
     details["tolerance"] = "exact";
@@ -280,7 +294,9 @@ int main(int argc, char** argv) {
         cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
         cli.add_choice("--op", s.op, "sum: x[0] + x[1] + ...; dot: x[0]*y[0] + x[1]*y[1] + ...",
                        {"sum", "dot"});
-        cli.add_choice("--dtype", s.dtype, "Element type: float or int (exact)", {"float", "int"});
+        cli.add_choice("--dtype", s.dtype,
+                       "Element type: float, double (the same terms, widened) or int (exact)",
+                       {"float", "double", "int"});
         lab::add_variant_option(cli, family, s.variant);
         cli.add_choice("--finish", s.finish,
                        "Who adds the per-group partial sums: the host (as in Bailey's notes) or a "
@@ -301,8 +317,11 @@ int main(int argc, char** argv) {
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
         const lab::Tuning defaults = reduction::default_tuning(env.device);
-        lab::check_memory(env, s.n * 4, 2, 4, "-n");  // x and y (+ copy), host x, y, ...
-        return s.dtype == "int" ? run<int>(cli, env, s, tuning_options, defaults)
-                                : run<float>(cli, env, s, tuning_options, defaults);
+        lab::check_memory(env, s.n * (s.dtype == "double" ? 8 : 4), 2, 4,
+                          "-n");  // x and y (+ copy), host x, y, ...
+        if (s.dtype == "int") return run<int>(cli, env, s, tuning_options, defaults);
+        if (s.dtype == "float") return run<float>(cli, env, s, tuning_options, defaults);
+        lab::require_fp64(env, "reduction");  // exit 77 with a sentence on a device without it
+        return run<double>(cli, env, s, tuning_options, defaults);
       });
 }

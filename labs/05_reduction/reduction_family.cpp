@@ -200,11 +200,13 @@ lab::Tuning default_tuning(const cl::Device& device) {
 }
 
 std::string cannot_run(const Variant& variant, const std::string& dtype) {
-  if (!variant.extra.int_only || dtype != "float") return "";
-  return variant.name +
-         " adds each group's sum with atomic_add, which OpenCL 1.2 has for 32-bit integers only: "
-         "a float total needs a compare-and-swap loop, and its order of additions (so its "
-         "rounding) would change from run to run: use --dtype int";
+  if (!variant.extra.int_only || dtype == "int") return "";
+  const std::string why =
+      " adds each group's sum with atomic_add, which OpenCL 1.2 has for 32-bit integers only: a ";
+  const std::string instead =
+      " total needs a compare-and-swap loop, and its order of additions (so its rounding) would "
+      "change from run to run: use --dtype int";
+  return variant.name + why + dtype + instead;
 }
 
 }  // namespace reduction

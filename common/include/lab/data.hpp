@@ -1,8 +1,10 @@
 // data.hpp: host arrays aligned for zero-copy buffers, filled with seeded random values.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <new>
 #include <random>
 #include <type_traits>
@@ -58,11 +60,23 @@ HostVector<T> huge_page_vector(std::size_t n) {
   return values;
 }
 
-// The OpenCL C name of a lab's element type, as its kernels' REAL: "float" or "int".
+// The OpenCL C name of a lab's element type, as its kernels' REAL: "float", "double" or "int".
 template <typename T>
 const char* opencl_type_name() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, int>, "the labs use float or int");
-  return std::is_same_v<T, float> ? "float" : "int";
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int>,
+                "the labs use float, double or int");
+  return std::is_same_v<T, float> ? "float" : std::is_same_v<T, double> ? "double" : "int";
+}
+
+// The unit roundoff u of a floating-point type (2^-24 for float, 2^-53 for double): a sum or
+// product rounded once is within a factor 1 + u of the exact one. 0 for an integer type.
+template <typename T>
+double unit_roundoff() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::ldexp(1.0, -std::numeric_limits<T>::digits);
+  } else {
+    return 0;
+  }
 }
 
 // Fills values uniformly in [lo, hi) (floating point) or [lo, hi] (integers), reproducibly from

@@ -64,6 +64,13 @@ Env open_device(const Options& options, std::ostream& out);
 // put no guard zones there and condense its report).
 bool is_oclgrind(const cl::Platform& platform);
 
+// Whether `device` computes in double precision: CL_DEVICE_DOUBLE_FP_CONFIG is not 0 (a device
+// with cl_khr_fp64, or OpenCL 3.0's __opencl_c_fp64 feature, reports its double arithmetic there).
+bool has_fp64(const cl::Device& device);
+// For `--dtype double`: a SkipError (exit 77) with one sentence when the device has no double
+// precision, so the lab never gets as far as a kernel's #error and its build log.
+void require_fp64(const Env& env, const std::string& lab);
+
 // Prints how many problems Oclgrind reported, the first in full, a count of each kind and the
 // log's path, and returns that number; prints nothing (and removes the empty log) when it found
 // none or the lab did not run on Oclgrind.
