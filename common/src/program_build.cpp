@@ -123,6 +123,12 @@ std::string release_compiler_output(const KernelText& text) {
 
 }  // namespace detail
 
+Defines real_defines(const std::string& real) {
+  Defines defines = {{"REAL", real, "--dtype"}};
+  if (real == "double") defines.push_back({"FP64", "1", "--dtype"});
+  return defines;
+}
+
 std::string define_flags(const Defines& defines) {
   std::string flags;
   for (const auto& define : defines) {

@@ -37,13 +37,6 @@ lab::KernelSignature signature(const reduction::Variant& v, const std::string& r
   return s;
 }
 
-// REAL, and FP64 = 1 for double: the kernels' guard asks the compiler for cl_khr_fp64 then.
-lab::Defines real_defines(const std::string& real) {
-  lab::Defines defines = {{"REAL", real, "--dtype"}};
-  if (real == "double") defines.push_back({"FP64", "1", "--dtype"});
-  return defines;
-}
-
 // The finish on the device: one group of FINISH work-items adds up the partial sums.
 struct Finisher {
   cl::Kernel kernel;
@@ -53,7 +46,7 @@ struct Finisher {
 Finisher make_finisher(lab::Env& env, const lab::Options& opt, const std::string& real,
                        std::size_t element, std::ostream& out) {
   const lab::Program program =
-      lab::build_program(env, opt, "reduction_finish.cl", real_defines(real), out, false);
+      lab::build_program(env, opt, "reduction_finish.cl", lab::real_defines(real), out, false);
   Finisher f;
   f.kernel = lab::make_kernel(program, {"reduction_finish",
                                         {{"", "ulong", "count"},
@@ -219,7 +212,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   lab::GuardedBuffer<T> x = copied(terms.x), y = copied(terms.y);
   lab::GuardedBuffer<T> partial(env, lab::BufferMode::write, CL_MEM_READ_WRITE, max_groups, 0);
   lab::GuardedBuffer<T> result(env, lab::BufferMode::write, CL_MEM_READ_WRITE, 1, 0);
-  lab::Defines defines = real_defines(real);
+  lab::Defines defines = lab::real_defines(real);
   defines.push_back({"DOT", terms.dot ? "1" : "0", "--op"});
   std::optional<Finisher> finisher;
   if (s.finish == "device") finisher = make_finisher(env, opt, real, sizeof(T), cli.out());

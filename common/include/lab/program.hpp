@@ -64,6 +64,10 @@ using Defines = std::vector<Define>;
 // "-DTS=16 -DKMAX=1024".
 std::string define_flags(const Defines& defines);
 
+// A lab's element type as its kernels take it: REAL (from --dtype), and FP64 = 1 when REAL is
+// double, which turns on the kernels' fp64 guard (cl_khr_fp64, or #error without it).
+Defines real_defines(const std::string& real);
+
 // Throws UsageError when `build_options` (the --build-options text) defines a name in `defines`.
 void check_build_options(const std::string& build_options, const Defines& defines);
 
