@@ -9,6 +9,7 @@
 #include "lab/lab.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -133,8 +134,10 @@ struct RunRow {
     // total comes from the sentinel, which the mismatch line explains.
     if (std::is_floating_point_v<T> && !check.passed() && !lab::is_oclgrind(env.platform) &&
         std::fabs(double(total)) >= 1e30) {
+      T guard;  // an element of the guard zones, as the kernel reads it past the end of x
+      std::memset(&guard, lab::kGuardByte, sizeof guard);
       stage.err << "reduction: a total of " << double(total) << " is what adding the guard zones' "
-                << (sizeof(T) == 4 ? "3.4e38" : "1.4e306")
+                << double(guard)
                 << " past the end of x gives: the kernel most likely read past element n - 1 "
                    "(check i < n)\n";
     }
@@ -257,7 +260,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   details["reference"] = terms.reference;
   details["sum_of_absolute_terms"] = terms.magnitude;
   if constexpr (std::is_floating_point_v<T>) {
-    const std::string u = sizeof(T) == 4 ? "u = 2^-24" : "u = 2^-53";
+    const std::string u = "u = 2^-" + std::to_string(std::numeric_limits<T>::digits);
     const std::string h =
         "h the height of the variant's summation tree (its kernel, the finish, and the product "
         "for dot)";

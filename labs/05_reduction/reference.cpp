@@ -61,7 +61,7 @@ Terms<T> make_terms(std::uint64_t n, const std::string& op, std::uint64_t seed, 
   terms.reference = double(sum + compensation);
   // Rounded once to double, and long double's own rounding, far smaller
   terms.reference_error =
-      std::ldexp(std::fabs(terms.reference), -53) + std::ldexp(terms.magnitude, -60);
+      lab::unit_roundoff<double>() * std::fabs(terms.reference) + std::ldexp(terms.magnitude, -60);
   const std::uint64_t height = n - 1 + terms.product_rounding();
   const char* type = lab::opencl_type_name<T>();
   terms.host_error = std::fabs(double(terms.host_loop) - terms.reference);
