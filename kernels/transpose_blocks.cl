@@ -7,17 +7,25 @@
 // cache-resident array and a barrier is a loop split, which costs more than it saves. What
 // matters is that every access is a whole vector and that nothing in memory is moved twice.
 // Along a group the loads run along 16 rows of A (the prefetchers follow them). The stores go to
-// 8 rows of B, and each of the 16-element pieces it writes there is one whole 64-byte line,
-// written by two stores back to back.
+// 8 rows of B, and each of the 16-element pieces it writes there is whole 64-byte lines: one
+// line by two stores back to back for float or int, two lines by one store each for double.
 // With STREAM=1 the stores into B are non-temporal: they go to memory without first reading
 // B's lines into the cache (an ordinary store of part of a line reads the whole line first), so
 // memory moves two bytes per element byte, not three. A line written whole goes out in one piece.
-// Where the compiler lacks the builtin, or a store's address is not 32-byte aligned (B's rows
-// are when the height is a multiple of 8), the stores stay ordinary.
+// Where the compiler lacks the builtin, or a store's address is not aligned to a whole REAL8
+// (32 bytes, 64 for double: B's rows are when the height is a multiple of 8), the stores stay
+// ordinary: a non-temporal vector store assumes that alignment and faults without it.
 // Indices: (i0, j0) the top-left element of A of a 16 x 8 piece; it becomes B's 8 x 16 piece at
 // (j0, i0).
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 #ifndef BLOCK_ROWS
 #define BLOCK_ROWS 16  // rows of A per work-item: a multiple of 16
@@ -74,10 +82,10 @@ void transpose8x8(REAL8* r) {
   }
 }
 
-// 8 elements into B at p: non-temporal where asked for, possible and 32-byte aligned.
+// 8 elements into B at p: non-temporal where asked for, possible and aligned to a REAL8.
 void store8(const REAL8 v, __global REAL* p) {
 #if STREAMING
-  if (((size_t)p & 31) == 0) {
+  if (((size_t)p % sizeof(REAL8)) == 0) {
     __builtin_nontemporal_store(v, (__global REAL8*)p);
     return;
   }

@@ -6,7 +6,14 @@
 // the element of B it writes. Sizes need not be multiples of TILE: out-of-range work-items load
 // nothing and store nothing, but every work-item reaches the barrier.
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 #ifndef TILE
 #define TILE 16  // tile side: the work-group is TILE x TILE

@@ -4,7 +4,14 @@
 // computations and barriers per element, and a smaller work-group.
 // Indices: (i, j) the first element of A this work-item reads; r walks its ROWS elements.
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 #ifndef TILE
 #define TILE 32  // tile side

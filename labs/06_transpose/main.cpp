@@ -19,9 +19,17 @@ struct Settings {
 };
 
 constexpr int kTranspose = 112;  // CLBlast's kYes
-using ClblastSomatcopy = int (*)(int, int, std::size_t, std::size_t, float, cl_mem, std::size_t,
-                                 std::size_t, cl_mem, std::size_t, std::size_t, cl_command_queue*,
-                                 cl_event*);
+// CLBlastSomatcopy and CLBlastDomatcopy: the same arguments, alpha a float or a double.
+template <typename T>
+using ClblastOmatcopy = int (*)(int, int, std::size_t, std::size_t, T, cl_mem, std::size_t,
+                                std::size_t, cl_mem, std::size_t, std::size_t, cl_command_queue*,
+                                cl_event*);
+
+// A read of A and a write of B: the family counts 4-byte elements, a double moves twice that.
+template <typename T>
+double bytes_moved(const transpose::Dims& dims) {
+  return transpose::family().work(dims).bytes * double(sizeof(T)) / 4;
+}
 
 // One row's run with one tuning: the kernel built and checked, timed from events, and every
 // element of B compared with A transposed (A itself for copy).
@@ -39,7 +47,7 @@ struct RunRow {
     const std::string real = lab::opencl_type_name<T>();
     const lab::PreparedKernel prepared =
         lab::prepare_kernel(env, stage.options, stage.out, transpose::family(), v, dims, t,
-                            {{"REAL", real, "--dtype"}}, transpose::signature(real), sizeof(T));
+                            lab::real_defines(real), transpose::signature(real), sizeof(T));
     cl::KernelFunctor<cl_int, cl_int, cl::Buffer, cl::Buffer> kernel(prepared.kernel);
     const cl::EnqueueArgs args(env.queue, lab::to_ndrange(prepared.range.global),
                                lab::to_ndrange(prepared.range.local));
@@ -61,43 +69,47 @@ struct RunRow {
         "the launch is padded to whole tiles, and work-items outside the matrix need the bounds "
         "checks on both indices");
     if (!outside.empty()) stage.err << "transpose: " << outside << "\n";
-    lab::Result row = lab::bandwidth_row(
-        v.name, dims.size(), timing, transpose::family().work(dims).bytes, check, guard.total());
+    lab::Result row =
+        lab::bandwidth_row(v.name, dims.size(), timing, bytes_moved<T>(dims), check, guard.total());
     row.tunables = t.row(v.tunables);
     return row;
   }
 };
 
-// CLBlast's transpose (omatcopy) of the same A into B, when installed: timed on the host clock
-// up to clFinish (CLBlast may run more than one kernel), B checked against At.
+// CLBlast's transpose (omatcopy, S for float and D for double) of the same A into B, when
+// installed: timed on the host clock up to clFinish (CLBlast may run more than one kernel), B
+// checked against At.
+template <typename T>
 std::optional<lab::Result> clblast_row(lab::Env& env, const lab::Options& opt,
-                                       const transpose::Dims& dims, lab::GuardedBuffer<float>& a,
-                                       lab::GuardedBuffer<float>& b,
-                                       const lab::HostVector<float>& At, std::ostream& out) {
-  const auto omatcopy = reinterpret_cast<ClblastSomatcopy>(
-      lab::load_symbol("libclblast.so.1", "CLBlastSomatcopy", out));
+                                       const transpose::Dims& dims, lab::GuardedBuffer<T>& a,
+                                       lab::GuardedBuffer<T>& b, const lab::HostVector<T>& At,
+                                       std::ostream& out) {
+  const char* symbol = std::is_same_v<T, double> ? "CLBlastDomatcopy" : "CLBlastSomatcopy";
+  const auto omatcopy =
+      reinterpret_cast<ClblastOmatcopy<T>>(lab::load_symbol("libclblast.so.1", symbol, out));
   if (omatcopy == nullptr) return std::nullopt;
   b.reset(env.queue);
   const lab::Timing timing = lab::time_on_host(opt, [&] {
     cl_command_queue queue = env.queue();
     cl_event event = nullptr;
     const int status =
-        omatcopy(lab::kRowMajor, kTranspose, dims.height, dims.width, 1.0f, a.buffer()(), 0,
+        omatcopy(lab::kRowMajor, kTranspose, dims.height, dims.width, T(1), a.buffer()(), 0,
                  dims.width, b.buffer()(), 0, dims.height, &queue, &event);
     if (status != 0) {
-      throw lab::RuntimeError("CLBlastSomatcopy failed with status " + std::to_string(status));
+      throw lab::RuntimeError(std::string(symbol) + " failed with status " +
+                              std::to_string(status));
     }
     env.queue.finish();
     if (event != nullptr) ::clReleaseEvent(event);
   });
   lab::CheckResult check;
   {
-    const lab::Mapping<float> B = b.fetch(env.queue);
+    const lab::Mapping<T> B = b.fetch(env.queue);
     check = lab::compare(B.data(), At.data(), At.size(), lab::Tolerance::exact(), std::cerr,
                          "B (CLBlast)", std::size_t(dims.height));
   }
-  lab::Result row = lab::bandwidth_row("CLBlast omatcopy", dims.size(), timing,
-                                       transpose::family().work(dims).bytes, check, 0);
+  lab::Result row =
+      lab::bandwidth_row("CLBlast omatcopy", dims.size(), timing, bytes_moved<T>(dims), check, 0);
   row.add_note("timed on the host clock up to clFinish");
   lab::mark_peer(row);
   return row;
@@ -146,8 +158,10 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
 
   // 5-7. Each variant with its tuning: build, run, verify; every run (CLBlast's too) followed by
   //      one of the copy kernel over the same number of elements, the rows' yardstick
-  const lab::CopyBaseline copy = lab::measure_copy(
-      env, opt, elements, 0, cli.out(), cpu ? lab::CopyMemory::host : lab::CopyMemory::device);
+  //      (the copy kernel moves floats: as many of them as A and B have bytes / 4)
+  const lab::CopyBaseline copy =
+      lab::measure_copy(env, opt, elements * sizeof(T) / 4, 0, cli.out(),
+                        cpu ? lab::CopyMemory::host : lab::CopyMemory::device);
   std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
     std::vector<lab::Result> made;
     RunRow<T> run_row{env, dims, a_buf, b_buf, A, At};
@@ -162,7 +176,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const transpose::Dims& 
       made.back().tuning = chosen->source;
     }
     driver.check_any_ran(made);
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (std::is_floating_point_v<T>) {
       if (s.peers) {
         if (auto row = clblast_row(env, opt, dims, a_buf, b_buf, At, cli.out())) {
           made.push_back(*row);
@@ -194,7 +208,8 @@ int main(int argc, char** argv) {
         const transpose::Family& family = transpose::family();
         Settings s;
         lab::MatrixSizeOptions size(cli, "Rows of A", "Columns of A");
-        cli.add_choice("--dtype", s.dtype, "Element type: float or int", {"float", "int"});
+        cli.add_choice("--dtype", s.dtype, "Element type: float, double or int",
+                       {"float", "double", "int"});
         lab::add_variant_option(cli, family, s.variant);
         lab::TuningOptions tuning_options(cli, family.tunables);
         cli.add_flag("--peers", s.peers,
@@ -209,9 +224,11 @@ int main(int argc, char** argv) {
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
         const lab::Tuning defaults = transpose::default_tuning(env.device);
-        lab::check_memory(env, dims.elements() * 4, 2, 3, "size");
+        lab::check_memory(env, dims.elements() * (s.dtype == "double" ? 8 : 4), 2, 3, "size");
+        if (s.dtype == "double") lab::require_fp64(env, "transpose");  // exit 77, one sentence
         cli.out() << "B = transpose(A), A " << dims.text() << ", " << s.dtype << "\n";
-        return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning_options, defaults)
-                                : run<float>(cli, env, s, dims, tuning_options, defaults);
+        if (s.dtype == "int") return run<int>(cli, env, s, dims, tuning_options, defaults);
+        if (s.dtype == "float") return run<float>(cli, env, s, dims, tuning_options, defaults);
+        return run<double>(cli, env, s, dims, tuning_options, defaults);
       });
 }

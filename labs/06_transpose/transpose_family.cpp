@@ -55,7 +55,7 @@ Variant row(const char* name, const char* summary, int pad) {
 Family make_family() {
   Family f;
   f.name = "transpose";
-  // Read A, write B: 4 bytes an element (float or int).
+  // Read A, write B: 4 bytes an element of float or int (the lab scales it for double).
   f.work = [](const Dims& d) { return lab::Work{0, 8.0 * double(d.elements())}; };
   lab::Tunable tile;
   tile.name = "TILE";
@@ -88,10 +88,11 @@ Family make_family() {
       "STRIPS", "--strips", "blocks: strips side by side in a work-group (work-items across)",
       {1, 2, 4, 8, 16});
   const lab::Tunable stream =
-      rows.like("STREAM", "--streaming-stores",
-                "blocks: ordinary stores into B, or non-temporal ones that skip reading B's lines "
-                "first (where a store is 32-byte aligned and the compiler has the builtin)",
-                {})
+      rows.like(
+              "STREAM", "--streaming-stores",
+              "blocks: ordinary stores into B, or non-temporal ones that skip reading B's lines "
+              "first (where a store is aligned to its 8 elements and the compiler has the builtin)",
+              {})
           .choices({"off", "on"});
   lab::Tunable align = rows.like("ALIGN", "--align",
                                  "aligned: elements between write boundaries in B's rows, "
