@@ -2,10 +2,17 @@
 // then by every work-group at once in three passes (scan_blocks, the block sums scanned by
 // scan_sums.cl, scan_add).
 // out[i] = in[0] + ... + in[i] (inclusive) or in[0] + ... + in[i-1] (exclusive, EXCLUSIVE 1).
-// The host builds with -D REAL=float|int -D EXCLUSIVE=0|1 -D LOCAL=<work-group size, a power of
-// two>. Each work-group scans tiles of 2 * LOCAL elements, two per work-item.
+// The host builds with -D REAL=float|double|int -D EXCLUSIVE=0|1 -D LOCAL=<work-group size, a power
+// of two>. Each work-group scans tiles of 2 * LOCAL elements, two per work-item.
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 #ifndef EXCLUSIVE
 #define EXCLUSIVE 0  // 1: exclusive scan (in[0] + ... + in[i-1]), 0: inclusive

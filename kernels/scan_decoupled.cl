@@ -14,8 +14,8 @@
 // It also holds the three-pass variant 'registers' (scan_registers_blocks, then scan_sums.cl, then
 // scan_registers_add), which scans the same tiles and writes their totals instead of looking back.
 // out[i] = in[0] + ... + in[i] (inclusive) or in[0] + ... + in[i-1] (exclusive, EXCLUSIVE 1).
-// The host builds with -D REAL=float|int -D EXCLUSIVE=0|1 -D GROUP=<work-group size, a power of
-// two> -D PER_ITEM=<elements per work-item> -D VEC=<1, 2, 4, 8 or 16, dividing PER_ITEM>, and
+// The host builds with -D REAL=float|double|int -D EXCLUSIVE=0|1 -D GROUP=<work-group size, a power
+// of two> -D PER_ITEM=<elements per work-item> -D VEC=<1, 2, 4, 8 or 16, dividing PER_ITEM>, and
 // launches work-groups of GROUP. For GROUP 1 (a CPU's work-item alone) the host builds
 // scan_streaming.cl instead: the same kernels in the shape a CPU wants.
 //
@@ -64,6 +64,12 @@
 // where the compiler has Clang's __builtin_shufflevector (PoCL's does), UP2/UP4/UP8 and
 // EVERY_LANE_LAST use it and become one shuffle each. (SHIFT keeps its literal: as a builtin,
 // LLVM makes it vexpandps, which AMD's AVX-512 CPUs run slowly.)
+// select()'s mask has integer lanes as wide as REAL's: int for float and int, long for double.
+#if FP64
+#define LANE_INT long
+#else
+#define LANE_INT int
+#endif
 #if VEC == 1
 typedef REAL realv;
 #define VLOAD(k, p) ((p)[k])
@@ -87,18 +93,18 @@ typedef VECTOR(REAL, VEC) realv;
 #define LAST(x) ((x).s1)
 #elif VEC == 4
 #define SHIFT(x, first) ((realv)(first, (x).s012))
-#define ZERO_INTS (int3)0
+#define ZERO_INTS (VECTOR(LANE_INT, 3))0
 #define LAST(x) ((x).s3)
 #elif VEC == 8
 #define SHIFT(x, first) ((realv)(first, (x).s012, (x).s3456))
-#define ZERO_INTS (int3)0, (int4)0
+#define ZERO_INTS (VECTOR(LANE_INT, 3))0, (VECTOR(LANE_INT, 4))0
 #define LAST(x) ((x).s7)
 #elif VEC == 16
 #define SHIFT(x, first) ((realv)(first, (x).s012, (x).s3456, (x).s789abcde))
-#define ZERO_INTS (int3)0, (int4)0, (int8)0
+#define ZERO_INTS (VECTOR(LANE_INT, 3))0, (VECTOR(LANE_INT, 4))0, (VECTOR(LANE_INT, 8))0
 #define LAST(x) ((x).sf)
 #endif
-#define FIRST_LANE ((VECTOR(int, VEC))(-1, ZERO_INTS))
+#define FIRST_LANE ((VECTOR(LANE_INT, VEC))(-1, ZERO_INTS))
 #ifdef ONE_SHUFFLE
 #define EVERY_LANE_LAST(x) __builtin_shufflevector(x, x, ALL_LAST)
 #if VEC == 2
@@ -268,35 +274,78 @@ void scan_registers_add(const ulong n, __global REAL* out, __global const REAL* 
   }
 }
 
-// The single pass needs 64-bit atomics: a tile's state is one 64-bit word, the launch's stamp in
-// the top 30 bits, the flag in the next 2 and the value's bits in the low 32, so that a reader
-// never sees a flag without its value, nor a flag an earlier launch left.
+// The single pass needs 64-bit atomics. A tile's state is one 64-bit word for each 32 bits of
+// REAL (HALVES of them: two for a double, one for a float or an int), each holding the launch's
+// stamp in its top 30 bits, the flag in the next 2 and 32 of the value's bits in the low 32, so
+// that a reader never sees a flag without its value, nor a flag an earlier launch left. A double
+// does not fit beside its flag in one word: each of its halves carries the flag and the stamp,
+// and a reader takes the value only when both halves carry the same ones, that is, when both
+// come from the same publication (a tile publishes AGGREGATE, then PREFIX, once each a launch).
+// From here to unpack() the text is the same in scan_decoupled_simple.cl, scan_decoupled.cl and
+// scan_streaming.cl: each kernel file compiles alone.
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #define AS(type, bits) PASTE(as_, type)(bits)
 #define AGGREGATE 1UL  // the tile's own total is known
 #define PREFIX 2UL     // the sum of everything up to the tile's end is known
-// How many tiles the look-back reads at once, one word per work-item.
+#if FP64
+#define HALVES 2
+#define BITS_OF(value) as_ulong(value)
+#define FROM_BITS(bits) as_double(bits)
+#else
+#define HALVES 1
+#define BITS_OF(value) ((ulong)as_uint(value))
+#define FROM_BITS(bits) AS(REAL, (uint)(bits))
+#endif
+
+typedef struct {
+  ulong word[HALVES];
+} TileState;
+
+// Tile `flag` and `value` as the launch stamped `stamp` publishes them.
+TileState pack(const ulong stamp, const ulong flag, const REAL value) {
+  TileState s;
+  for (uint h = 0; h < HALVES; ++h) {
+    s.word[h] = (stamp << 34) | (flag << 32) | ((BITS_OF(value) >> (32 * h)) & 0xFFFFFFFFUL);
+  }
+  return s;
+}
+
+// Tile j's state published (one atomic write a word), or read (one atomic read a word).
+void publish(volatile __global ulong* state, const long j, const TileState s) {
+  for (uint h = 0; h < HALVES; ++h) atom_xchg(&state[1 + j * HALVES + h], s.word[h]);
+}
+TileState read_state(volatile __global ulong* state, const long j) {
+  TileState s;
+  for (uint h = 0; h < HALVES; ++h) s.word[h] = atom_add(&state[1 + j * HALVES + h], 0UL);
+  return s;
+}
+
+// The flag of a tile's state for the launch stamped `stamp`: 0 (not published yet) for words an
+// earlier launch left, and for halves of two different publications (read again).
+ulong flag_of(const TileState s, const ulong stamp) {
+  ulong flag = s.word[0] >> 34 == stamp ? (s.word[0] >> 32) & 3UL : 0;
+  for (uint h = 1; h < HALVES; ++h) {
+    if (s.word[h] >> 32 != s.word[0] >> 32) flag = 0;
+  }
+  return flag;
+}
+
+REAL unpack(const TileState s) {
+  ulong bits = 0;
+  for (uint h = 0; h < HALVES; ++h) bits |= (s.word[h] & 0xFFFFFFFFUL) << (32 * h);
+  return FROM_BITS(bits);
+}
+// How many tiles the look-back reads at once, one tile's state per work-item.
 #define WINDOW (GROUP < 32 ? GROUP : 32)
 
-ulong pack(const ulong stamp, const ulong flag, const REAL value) {
-  return (stamp << 34) | (flag << 32) | (ulong)as_uint(value);
-}
-
-// The flag of `word` for the launch stamped `stamp`: 0 (not published yet) for a word that an
-// earlier launch left.
-ulong flag_of(const ulong word, const ulong stamp) {
-  return word >> 34 == stamp ? (word >> 32) & 3UL : 0;
-}
-
-REAL unpack(const ulong word) { return AS(REAL, (uint)word); }
-
-// The look-back for tile g: the sum of every tile before it. The first WINDOW work-items each
-// read one word of the WINDOW tiles below `unseen` at once (an atomic read); work-item 0 walks
+// The look-back for tile g: the sum of every tile before it. The first WINDOW work-items each read
+// the state of one of the WINDOW tiles below `unseen` at once (atomic reads); work-item 0 walks
 // them from the nearest down, adding the values, until a tile that has not published (read again
 // next round) or one whose flag says PREFIX (nothing further back is needed). Every work-item of
 // the group gets the sum.
 REAL look_back(volatile __global ulong* state, const uint g, const ulong stamp,
-               __local ulong* words, __local long* unseen, __local REAL* before, const uint t) {
+               __local TileState* words, __local long* unseen, __local REAL* before,
+               const uint t) {
   if (t == 0) {
     *unseen = g;  // the look-back has summed every tile from *unseen to g - 1
     *before = 0;  // their sum
@@ -306,7 +355,7 @@ REAL look_back(volatile __global ulong* state, const uint g, const ulong stamp,
     const long end = *unseen;
     if (t < WINDOW) {
       const long j = end - 1 - (long)t;
-      words[t] = j >= 0 ? atom_add(&state[1 + j], 0UL) : pack(stamp, PREFIX, 0);
+      words[t] = j >= 0 ? read_state(state, j) : pack(stamp, PREFIX, 0);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (t == 0) {
@@ -334,14 +383,14 @@ REAL look_back(volatile __global ulong* state, const uint g, const ulong stamp,
 //   from the last launch's. Tiles come from the ticket, not the group id, in the order groups
 //   start, so a group only ever waits for tiles taken by groups that started before it and that
 //   publish their tile's total without waiting for anyone.
-// - state[1 + g] is tile g's word, stamped with L + 1 (modulo 2^30) by launch L.
+// - state[1 + g * HALVES] on are tile g's words, stamped with L + 1 (modulo 2^30) by launch L.
 // A work-group scans one tile (a CPU's work-item alone, in scan_streaming.cl, keeps taking tiles).
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
 void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
                     volatile __global ulong* state, const ulong launch) {
   const ulong stamp = (launch + 1) & ((1UL << 30) - 1);
   const uint t = get_local_id(0);
-  __local ulong words[WINDOW];
+  __local TileState words[WINDOW];
   __local long unseen;
   __local REAL before;
   __local uint taken;
@@ -353,8 +402,8 @@ void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
   __local REAL totals[GROUP];
   const REAL total = scan_tile(tile, totals, in, n, first, t);
   // Tile 0 knows its prefix at once; any other publishes its total for later tiles to use now.
-  if (t == 0) atom_xchg(&state[1 + g], pack(stamp, g == 0 ? PREFIX : AGGREGATE, total));
+  if (t == 0) publish(state, g, pack(stamp, g == 0 ? PREFIX : AGGREGATE, total));
   const REAL sum_before = look_back(state, g, stamp, words, &unseen, &before, t);
-  if (t == 0 && g > 0) atom_xchg(&state[1 + g], pack(stamp, PREFIX, sum_before + total));
+  if (t == 0 && g > 0) publish(state, g, pack(stamp, PREFIX, sum_before + total));
   write_tile(out, tile, sum_before, n, first, t);
 }

@@ -12,17 +12,24 @@
 // takes its tile from a ticket (atom_inc on state[0]), not from get_group_id(0), so the tiles it
 // waits on were taken by groups that have already started, and those publish their AGGREGATE
 // without waiting for anyone.
-// A tile's flag and value are one 64-bit word, written with atom_xchg and read with atom_add(p, 0),
-// so a reader never sees a flag without its value. The host zeroes state[] once and numbers its
-// launches (`launch`): launch L's tickets are L * groups to (L + 1) * groups - 1, and its words
-// carry the stamp L + 1 in their top 30 bits, so a word an earlier launch left reads as not
-// published.
+// A tile's flag and value are one 64-bit word (two for a double, below), written with atom_xchg and
+// read with atom_add(p, 0), so a reader never sees a flag without its value. The host zeroes
+// state[] once and numbers its launches (`launch`): launch L's tickets are L * groups to (L + 1) *
+// groups - 1, and its words carry the stamp L + 1 in their top 30 bits, so a word an earlier launch
+// left reads as not published.
 // scan_decoupled.cl is this idea tuned for speed: see its header for what it adds.
 // out[i] = in[0] + ... + in[i] (inclusive) or in[0] + ... + in[i-1] (exclusive, EXCLUSIVE 1).
-// The host builds with -D REAL=float|int -D EXCLUSIVE=0|1 -D LOCAL=<work-group size, a power of
-// two> and launches work-groups of LOCAL, one per tile. It needs cl_khr_int64_base_atomics.
+// The host builds with -D REAL=float|double|int -D EXCLUSIVE=0|1 -D LOCAL=<work-group size, a power
+// of two> and launches work-groups of LOCAL, one per tile. It needs cl_khr_int64_base_atomics.
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 #ifndef EXCLUSIVE
 #define EXCLUSIVE 0  // 1: exclusive scan (in[0] + ... + in[i-1]), 0: inclusive
@@ -31,21 +38,68 @@
 #define LOCAL 64  // work-group size and tile, a power of two
 #endif
 
+#define PASTE(a, b) a##b
+// A tile's state is one 64-bit word for each 32 bits of
+// REAL (HALVES of them: two for a double, one for a float or an int), each holding the launch's
+// stamp in its top 30 bits, the flag in the next 2 and 32 of the value's bits in the low 32, so
+// that a reader never sees a flag without its value, nor a flag an earlier launch left. A double
+// does not fit beside its flag in one word: each of its halves carries the flag and the stamp,
+// and a reader takes the value only when both halves carry the same ones, that is, when both
+// come from the same publication (a tile publishes AGGREGATE, then PREFIX, once each a launch).
+// From here to unpack() the text is the same in scan_decoupled_simple.cl, scan_decoupled.cl and
+// scan_streaming.cl: each kernel file compiles alone.
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define AS(type, bits) PASTE(as_, type)(bits)
 #define AGGREGATE 1UL  // the tile's own total is known
 #define PREFIX 2UL     // the sum of everything up to the tile's end is known
-#define PASTE(a, b) a##b
-#define AS(type, bits) PASTE(as_, type)(bits)
+#if FP64
+#define HALVES 2
+#define BITS_OF(value) as_ulong(value)
+#define FROM_BITS(bits) as_double(bits)
+#else
+#define HALVES 1
+#define BITS_OF(value) ((ulong)as_uint(value))
+#define FROM_BITS(bits) AS(REAL, (uint)(bits))
+#endif
 
-// A word: the stamp in bits 34-63, the flag in bits 32-33, the value's bits in bits 0-31.
-ulong pack(const ulong stamp, const ulong flag, const REAL value) {
-  return (stamp << 34) | (flag << 32) | (ulong)as_uint(value);
+typedef struct {
+  ulong word[HALVES];
+} TileState;
+
+// Tile `flag` and `value` as the launch stamped `stamp` publishes them.
+TileState pack(const ulong stamp, const ulong flag, const REAL value) {
+  TileState s;
+  for (uint h = 0; h < HALVES; ++h) {
+    s.word[h] = (stamp << 34) | (flag << 32) | ((BITS_OF(value) >> (32 * h)) & 0xFFFFFFFFUL);
+  }
+  return s;
 }
-// The flag of a word, or 0 (not published) when an earlier launch stamped it.
-ulong flag_of(const ulong word, const ulong stamp) {
-  return word >> 34 == stamp ? (word >> 32) & 3UL : 0;
+
+// Tile j's state published (one atomic write a word), or read (one atomic read a word).
+void publish(volatile __global ulong* state, const long j, const TileState s) {
+  for (uint h = 0; h < HALVES; ++h) atom_xchg(&state[1 + j * HALVES + h], s.word[h]);
 }
-REAL value_of(const ulong word) { return AS(REAL, (uint)word); }
+TileState read_state(volatile __global ulong* state, const long j) {
+  TileState s;
+  for (uint h = 0; h < HALVES; ++h) s.word[h] = atom_add(&state[1 + j * HALVES + h], 0UL);
+  return s;
+}
+
+// The flag of a tile's state for the launch stamped `stamp`: 0 (not published yet) for words an
+// earlier launch left, and for halves of two different publications (read again).
+ulong flag_of(const TileState s, const ulong stamp) {
+  ulong flag = s.word[0] >> 34 == stamp ? (s.word[0] >> 32) & 3UL : 0;
+  for (uint h = 1; h < HALVES; ++h) {
+    if (s.word[h] >> 32 != s.word[0] >> 32) flag = 0;
+  }
+  return flag;
+}
+
+REAL unpack(const TileState s) {
+  ulong bits = 0;
+  for (uint h = 0; h < HALVES; ++h) bits |= (s.word[h] & 0xFFFFFFFFUL) << (32 * h);
+  return FROM_BITS(bits);
+}
 
 __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
 void scan_decoupled_simple(const ulong n, __global const REAL* in, __global REAL* out,
@@ -75,17 +129,17 @@ void scan_decoupled_simple(const ulong n, __global const REAL* in, __global REAL
   // 3. Work-item 0 publishes the tile's total, looks back, and publishes the tile's prefix.
   if (t == 0) {
     const REAL total = tile[LOCAL - 1];
-    atom_xchg(&state[1 + g], pack(stamp, AGGREGATE, total));
+    publish(state, g, pack(stamp, AGGREGATE, total));
     REAL sum = 0;
     long j = (long)g - 1;
     while (j >= 0) {
-      const ulong word = atom_add(&state[1 + j], 0UL);  // an atomic read
+      const TileState word = read_state(state, j);  // atomic reads
       const ulong flag = flag_of(word, stamp);
       if (flag == 0) continue;  // tile j's group has started but not published: read again
-      sum += value_of(word);
+      sum += unpack(word);
       j = flag == PREFIX ? -1 : j - 1;  // a PREFIX already holds everything before it
     }
-    atom_xchg(&state[1 + g], pack(stamp, PREFIX, sum + total));
+    publish(state, g, pack(stamp, PREFIX, sum + total));
     before = sum;
   }
   barrier(CLK_LOCAL_MEM_FENCE);

@@ -1,8 +1,8 @@
 // scan_hillis_steele.cl: a prefix sum by one work-group, the first step of the scan ladder.
 // out[i] = in[0] + ... + in[i] (inclusive) or in[0] + ... + in[i-1] (exclusive, EXCLUSIVE 1).
-// The host builds with -D REAL=float|int -D EXCLUSIVE=0|1 -D LOCAL=<work-group size, a power of
-// two> and launches exactly one work-group of LOCAL work-items. That group walks the array a tile
-// of LOCAL elements at a time and carries the running total from one tile to the next.
+// The host builds with -D REAL=float|double|int -D EXCLUSIVE=0|1 -D LOCAL=<work-group size, a power
+// of two> and launches exactly one work-group of LOCAL work-items. That group walks the array a
+// tile of LOCAL elements at a time and carries the running total from one tile to the next.
 //
 // Within a tile, Hillis and Steele's scan: in step d = 1, 2, 4, ... every work-item t >= d adds
 // the value d places to its left. After log2(LOCAL) steps each holds the sum of everything up to
@@ -10,7 +10,14 @@
 // short, but not work-efficient. Two buffers, so that no work-item reads a value another is
 // overwriting in the same step.
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 #ifndef EXCLUSIVE
 #define EXCLUSIVE 0  // 1: exclusive scan (in[0] + ... + in[i-1]), 0: inclusive

@@ -11,8 +11,8 @@
 //   from its cache) in the same loop that sums the next tile from memory. A tile whose total is
 //   late is summed by the looker itself (look_back_alone).
 // out[i] = in[0] + ... + in[i] (inclusive) or in[0] + ... + in[i-1] (exclusive, EXCLUSIVE 1).
-// The host builds with -D REAL=float|int -D EXCLUSIVE=0|1 -D GROUP=1 -D PER_ITEM=<elements per
-// work-item> -D VEC=<1, 2, 4, 8 or 16, dividing PER_ITEM>.
+// The host builds with -D REAL=float|double|int -D EXCLUSIVE=0|1 -D GROUP=1 -D PER_ITEM=<elements
+// per work-item> -D VEC=<1, 2, 4, 8 or 16, dividing PER_ITEM>.
 //
 // Map of this file: realv and its lane moves (SHIFT, UP2/4/8, LAST, EVERY_LANE_LAST); scan_pairs
 // and scan_lanes, a vector's lanes scanned in registers; whole_vectors, sum_lanes, sum_rest and
@@ -54,6 +54,12 @@
 // where the compiler has Clang's __builtin_shufflevector (PoCL's does), UP2/UP4/UP8 and
 // EVERY_LANE_LAST use it and become one shuffle each. (SHIFT keeps its literal: as a builtin,
 // LLVM makes it vexpandps, which AMD's AVX-512 CPUs run slowly.)
+// select()'s mask has integer lanes as wide as REAL's: int for float and int, long for double.
+#if FP64
+#define LANE_INT long
+#else
+#define LANE_INT int
+#endif
 #if VEC == 1
 typedef REAL realv;
 #define VLOAD(k, p) ((p)[k])
@@ -77,18 +83,18 @@ typedef VECTOR(REAL, VEC) realv;
 #define LAST(x) ((x).s1)
 #elif VEC == 4
 #define SHIFT(x, first) ((realv)(first, (x).s012))
-#define ZERO_INTS (int3)0
+#define ZERO_INTS (VECTOR(LANE_INT, 3))0
 #define LAST(x) ((x).s3)
 #elif VEC == 8
 #define SHIFT(x, first) ((realv)(first, (x).s012, (x).s3456))
-#define ZERO_INTS (int3)0, (int4)0
+#define ZERO_INTS (VECTOR(LANE_INT, 3))0, (VECTOR(LANE_INT, 4))0
 #define LAST(x) ((x).s7)
 #elif VEC == 16
 #define SHIFT(x, first) ((realv)(first, (x).s012, (x).s3456, (x).s789abcde))
-#define ZERO_INTS (int3)0, (int4)0, (int8)0
+#define ZERO_INTS (VECTOR(LANE_INT, 3))0, (VECTOR(LANE_INT, 4))0, (VECTOR(LANE_INT, 8))0
 #define LAST(x) ((x).sf)
 #endif
-#define FIRST_LANE ((VECTOR(int, VEC))(-1, ZERO_INTS))
+#define FIRST_LANE ((VECTOR(LANE_INT, VEC))(-1, ZERO_INTS))
 #ifdef ONE_SHUFFLE
 #define EVERY_LANE_LAST(x) __builtin_shufflevector(x, x, ALL_LAST)
 #if VEC == 2
@@ -272,25 +278,67 @@ void scan_registers_add(const ulong n, __global REAL* out, __global const REAL* 
   }
 }
 
-// The single pass needs 64-bit atomics: a tile's state is one 64-bit word, the launch's stamp in
-// the top 30 bits, the flag in the next 2 and the value's bits in the low 32, so that a reader
-// never sees a flag without its value, nor a flag an earlier launch left.
+// The single pass needs 64-bit atomics. A tile's state is one 64-bit word for each 32 bits of
+// REAL (HALVES of them: two for a double, one for a float or an int), each holding the launch's
+// stamp in its top 30 bits, the flag in the next 2 and 32 of the value's bits in the low 32, so
+// that a reader never sees a flag without its value, nor a flag an earlier launch left. A double
+// does not fit beside its flag in one word: each of its halves carries the flag and the stamp,
+// and a reader takes the value only when both halves carry the same ones, that is, when both
+// come from the same publication (a tile publishes AGGREGATE, then PREFIX, once each a launch).
+// From here to unpack() the text is the same in scan_decoupled_simple.cl, scan_decoupled.cl and
+// scan_streaming.cl: each kernel file compiles alone.
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #define AS(type, bits) PASTE(as_, type)(bits)
 #define AGGREGATE 1UL  // the tile's own total is known
 #define PREFIX 2UL     // the sum of everything up to the tile's end is known
+#if FP64
+#define HALVES 2
+#define BITS_OF(value) as_ulong(value)
+#define FROM_BITS(bits) as_double(bits)
+#else
+#define HALVES 1
+#define BITS_OF(value) ((ulong)as_uint(value))
+#define FROM_BITS(bits) AS(REAL, (uint)(bits))
+#endif
 
-ulong pack(const ulong stamp, const ulong flag, const REAL value) {
-  return (stamp << 34) | (flag << 32) | (ulong)as_uint(value);
+typedef struct {
+  ulong word[HALVES];
+} TileState;
+
+// Tile `flag` and `value` as the launch stamped `stamp` publishes them.
+TileState pack(const ulong stamp, const ulong flag, const REAL value) {
+  TileState s;
+  for (uint h = 0; h < HALVES; ++h) {
+    s.word[h] = (stamp << 34) | (flag << 32) | ((BITS_OF(value) >> (32 * h)) & 0xFFFFFFFFUL);
+  }
+  return s;
 }
 
-// The flag of `word` for the launch stamped `stamp`: 0 (not published yet) for a word that an
-// earlier launch left.
-ulong flag_of(const ulong word, const ulong stamp) {
-  return word >> 34 == stamp ? (word >> 32) & 3UL : 0;
+// Tile j's state published (one atomic write a word), or read (one atomic read a word).
+void publish(volatile __global ulong* state, const long j, const TileState s) {
+  for (uint h = 0; h < HALVES; ++h) atom_xchg(&state[1 + j * HALVES + h], s.word[h]);
+}
+TileState read_state(volatile __global ulong* state, const long j) {
+  TileState s;
+  for (uint h = 0; h < HALVES; ++h) s.word[h] = atom_add(&state[1 + j * HALVES + h], 0UL);
+  return s;
 }
 
-REAL unpack(const ulong word) { return AS(REAL, (uint)word); }
+// The flag of a tile's state for the launch stamped `stamp`: 0 (not published yet) for words an
+// earlier launch left, and for halves of two different publications (read again).
+ulong flag_of(const TileState s, const ulong stamp) {
+  ulong flag = s.word[0] >> 34 == stamp ? (s.word[0] >> 32) & 3UL : 0;
+  for (uint h = 1; h < HALVES; ++h) {
+    if (s.word[h] >> 32 != s.word[0] >> 32) flag = 0;
+  }
+  return flag;
+}
+
+REAL unpack(const TileState s) {
+  ulong bits = 0;
+  for (uint h = 0; h < HALVES; ++h) bits |= (s.word[h] & 0xFFFFFFFFUL) << (32 * h);
+  return FROM_BITS(bits);
+}
 
 
 // The look-back of a work-item alone: the sum of every tile before g, walking
@@ -306,12 +354,12 @@ REAL look_back_alone(volatile __global ulong* state, __global const REAL* in, co
                      const uint g, const ulong stamp) {
   REAL before = 0;
   for (long j = (long)g - 1; j >= 0; --j) {
-    ulong word = 0;
-    for (uint reads = 0; reads < PATIENCE && flag_of(word, stamp) == 0; ++reads) {
-      word = atom_add(&state[1 + j], 0UL);
+    TileState s = pack(0, 0, 0);  // flag 0: not published
+    for (uint reads = 0; reads < PATIENCE && flag_of(s, stamp) == 0; ++reads) {
+      s = read_state(state, j);
     }
-    const ulong flag = flag_of(word, stamp);
-    before += flag == 0 ? sum_run(in, n, (ulong)j * TILE) : unpack(word);
+    const ulong flag = flag_of(s, stamp);
+    before += flag == 0 ? sum_run(in, n, (ulong)j * TILE) : unpack(s);
     if (flag == PREFIX) break;
   }
   return before;
@@ -324,7 +372,7 @@ REAL look_back_alone(volatile __global ulong* state, __global const REAL* in, co
 //   from the last launch's. Tiles come from the ticket, not the group id, in the order groups
 //   start, so a group only ever waits for tiles taken by groups that started before it and that
 //   publish their tile's total without waiting for anyone.
-// - state[1 + g] is tile g's word, stamped with L + 1 (modulo 2^30) by launch L.
+// - state[1 + g * HALVES] on are tile g's words, stamped with L + 1 (modulo 2^30) by launch L.
 // A work-item alone keeps taking tickets until the tiles run out (a GPU's work-group, in
 // scan_decoupled.cl, scans one tile), and scans its tile from cache while it reads the next one
 // from memory (one pass of a core over the two: its reads and writes then overlap as a copy's do).
@@ -339,16 +387,16 @@ void scan_decoupled(const ulong n, __global const REAL* in, __global REAL* out,
   REAL total = 0;
   if (g < tiles) {
     total = sum_run(in, n, (ulong)g * TILE);
-    atom_xchg(&state[1 + g], pack(stamp, g == 0 ? PREFIX : AGGREGATE, total));
+    publish(state, g, pack(stamp, g == 0 ? PREFIX : AGGREGATE, total));
   }
   while (g < tiles) {
     const REAL sum_before = look_back_alone(state, in, n, g, stamp);
-    if (g > 0) atom_xchg(&state[1 + g], pack(stamp, PREFIX, sum_before + total));
+    if (g > 0) publish(state, g, pack(stamp, PREFIX, sum_before + total));
     const uint next = (uint)(atom_inc(&state[0]) - base);  // a later tile than g: never tile 0
     REAL next_total = 0;
     scan_run(out, in, sum_before, n, (ulong)g * TILE, next < tiles ? (ulong)next * TILE : n,
              &next_total);
-    if (next < tiles) atom_xchg(&state[1 + next], pack(stamp, AGGREGATE, next_total));
+    if (next < tiles) publish(state, next, pack(stamp, AGGREGATE, next_total));
     g = next;
     total = next_total;
   }

@@ -1,6 +1,6 @@
-// scan: the prefix sum, inclusive or exclusive, float or exact int, any n, from one work-group
-// walking the array (Hillis-Steele, Blelloch) to three passes over tiles and one pass with
-// decoupled look-back; each variant checked element by element against the host's prefix sum
+// scan: the prefix sum, inclusive or exclusive, float, double or exact int, any n, from one
+// work-group walking the array (Hillis-Steele, Blelloch) to three passes over tiles and one pass
+// with decoupled look-back; each variant checked element by element against the host's prefix sum
 // (float within the rounding bound of its own order of additions) and timed against a copy.
 #include "scan_family.hpp"
 
@@ -20,11 +20,16 @@ struct Settings {
   std::string variant = "all";
 };
 
-// The host's prefix sums: exact for int (wrapping like the device's 32-bit int), in double for
-// float, with the prefix sums of |in| that bound a float scan's rounding.
+// The host's prefix sums: exact for int (wrapping like the device's 32-bit int), for float and
+// double a compensated sum in long double rounded once to double, with the prefix sums of |in|
+// that bound a scan's rounding.
 struct Reference {
   std::vector<double> want;
   std::vector<double> magnitude;  // sum of |in[j]| over the elements out[i] adds
+  // want[i]'s own error: its rounding to double, and long double's, far smaller.
+  double error(std::size_t i) const {
+    return lab::unit_roundoff<double>() * std::fabs(want[i]) + std::ldexp(magnitude[i], -60);
+  }
 };
 
 template <typename T>
@@ -33,28 +38,36 @@ Reference prefix_sums(const lab::HostVector<T>& in, bool exclusive) {
   Reference r;
   r.want.resize(n);
   r.magnitude.resize(n);
-  double sum = 0, magnitude = 0;
+  // Neumaier's compensated sum: `compensation` collects what each addition to `sum` rounds off.
+  long double sum = 0, compensation = 0;
+  double magnitude = 0;
   std::int64_t exact = 0;
+  const auto prefix = [&] {
+    return std::is_integral_v<T> ? double(std::int32_t(std::uint32_t(exact)))
+                                 : double(sum + compensation);
+  };
   for (std::uint64_t i = 0; i < n; ++i) {
     if (exclusive) {
-      r.want[i] = std::is_integral_v<T> ? double(std::int32_t(std::uint32_t(exact))) : sum;
+      r.want[i] = prefix();
       r.magnitude[i] = magnitude;
     }
-    sum += double(in[i]);
+    const long double term = in[i], next = sum + term;
+    compensation += std::fabs(sum) >= std::fabs(term) ? (sum - next) + term : (term - next) + sum;
+    sum = next;
     exact += std::int64_t(in[i]);
     magnitude += std::fabs(double(in[i]));
     if (!exclusive) {
-      r.want[i] = std::is_integral_v<T> ? double(std::int32_t(std::uint32_t(exact))) : sum;
+      r.want[i] = prefix();
       r.magnitude[i] = magnitude;
     }
   }
   return r;
 }
 
-// gamma_k = k u / (1 - k u), u = 2^-24: the bound on the relative error of a chain of k float
-// additions (Higham), times the sum of the magnitudes it adds.
-double gamma(std::uint64_t chain) {
-  const double k = double(chain) * std::ldexp(1.0, -24);
+// gamma_k = k u / (1 - k u), u the type's unit roundoff (2^-24 float, 2^-53 double): the bound on
+// the relative error of a chain of k additions (Higham), times the sum of the magnitudes it adds.
+double gamma(std::uint64_t chain, double u) {
+  const double k = double(chain) * u;
   return k < 1 ? k / (1 - k) : std::numeric_limits<double>::infinity();
 }
 
@@ -86,7 +99,7 @@ struct RunRow {
   lab::GuardedBuffer<T>& in;
   lab::GuardedBuffer<T>& out;
   cl::Buffer& sums;   // three_pass: one per tile
-  cl::Buffer& state;  // decoupled: the ticket and one word per tile
+  cl::Buffer& state;  // decoupled: the ticket and a word per tile per 4 bytes of T
   const lab::Defines& defines;
   const cl::Kernel& scan_sums;
   std::uint64_t sums_local;
@@ -122,7 +135,8 @@ struct RunRow {
     cl_ulong launches = 0;
     if (v.extra.passes == "decoupled") {
       kernel.setArg(3, state);
-      env.queue.enqueueFillBuffer(state, cl_ulong(0), 0, (tiles + 1) * sizeof(cl_ulong));
+      env.queue.enqueueFillBuffer(state, cl_ulong(0), 0,
+                                  (tiles * (sizeof(T) / 4) + 1) * sizeof(cl_ulong));
       env.queue.finish();
     }
     const cl::NDRange global = lab::to_ndrange(prepared.range.global);
@@ -149,7 +163,9 @@ struct RunRow {
       const lab::Mapping<T> got = out.fetch(env.queue);
       const auto allowed = [&](std::size_t i) {
         if (std::is_integral_v<T>) return 0.0;
-        return gamma(base + (step ? i / step : 0)) * reference.magnitude[i];
+        return gamma(base + (step ? i / step : 0), lab::unit_roundoff<T>()) *
+                   reference.magnitude[i] +
+               reference.error(i);
       };
       check = lab::compare_each(got.data(), reference.want.data(), n, allowed, stage.err,
                                 "out (" + v.name + ")");
@@ -159,7 +175,8 @@ struct RunRow {
         guard, "out (" + v.name + ")", "work-items past n must not write: check i < n");
     if (!outside.empty()) stage.err << "scan: " << outside << "\n";
     lab::Result row = lab::bandwidth_row(v.name, lab::Size("n", std::int64_t(n)), timing,
-                                         scan::family().work(n).bytes, check, guard.total());
+                                         scan::family().work(n).bytes * double(sizeof(T)) / 4,
+                                         check, guard.total());
     row.elements_per_s = double(n) / timing.time.median / 1e9;
     row.tunables = t.row(v.tunables);
     if (v.extra.passes == "three_pass") row.add_note("3 kernels, first start to last end");
@@ -175,7 +192,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   const std::uint64_t n = s.n;
   const bool exclusive = s.mode == "exclusive";
 
-  // 3. Host data: floats in [-1, 1) or ints in [-3, 3], and the host's prefix sums
+  // 3. Host data: floats or doubles in [-1, 1) or ints in [-3, 3], and the host's prefix sums
   lab::HostVector<T> in_host =
       std::is_integral_v<T> ? lab::random_vector<T>(n, lab::derive_seed(opt.seed, 0), T(-3), T(3))
                             : lab::random_vector<T>(n, lab::derive_seed(opt.seed, 0), T(-1), T(1));
@@ -196,12 +213,13 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   lab::GuardedBuffer<T> in(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, n, reach, in_host.data());
   lab::GuardedBuffer<T> out(env, lab::BufferMode::write, CL_MEM_READ_WRITE, n, reach);
   cl::Buffer sums(env.context, CL_MEM_READ_WRITE, tiles * sizeof(T));
-  cl::Buffer state(env.context, CL_MEM_READ_WRITE, (tiles + 1) * sizeof(cl_ulong));
-  const lab::Defines defines = {{"REAL", real, "--dtype"},
-                                {"EXCLUSIVE", exclusive ? "1" : "0", "--mode"}};
+  cl::Buffer state(env.context, CL_MEM_READ_WRITE,
+                   (tiles * (sizeof(T) / 4) + 1) * sizeof(cl_ulong));
+  lab::Defines defines = lab::real_defines(real);
+  defines.push_back({"EXCLUSIVE", exclusive ? "1" : "0", "--mode"});
   const std::uint64_t sums_local = scan::sums_local(env.device);
   const lab::Program sums_program =
-      lab::build_program(env, opt, "scan_sums.cl", {{"REAL", real, "--dtype"}}, cli.out(), false);
+      lab::build_program(env, opt, "scan_sums.cl", lab::real_defines(real), cli.out(), false);
   const cl::Kernel scan_sums =
       lab::make_kernel(sums_program, {"scan_sums",
                                       {{"", "ulong", "count"},
@@ -209,8 +227,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
                                        {"local", real + "*", "chunk_before"}}});
 
   // 5-7. Each variant with its tuning: build, run, verify; every run followed by one of the copy
-  //      kernel, the rows' yardstick
-  const lab::CopyBaseline copy = lab::measure_copy(env, opt, n, 0, cli.out());
+  //      kernel (over as many bytes: n * sizeof(T) / 4 floats), the rows' yardstick
+  const lab::CopyBaseline copy = lab::measure_copy(env, opt, n * sizeof(T) / 4, 0, cli.out());
   std::vector<lab::Result> rows = lab::in_turns_with(copy, [&] {
     std::vector<lab::Result> made;
     RunRow<T> run_row{env,  in_host, reference, in,        out,
@@ -229,7 +247,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
     return made;
   });
 
-  // 8. Report: GB/s (8 bytes an element, read once and written once) against the copy kernel;
+  // 8. Report: GB/s (each element read once and written once) against the copy kernel;
   //    speed-up over hillis_steele
   lab::Report report("scan", lab::describe_device(env));
   lab::add_against_copy(report, rows, copy, "hillis_steele");
@@ -239,9 +257,12 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   details["mode"] = s.mode;
   details["tolerance"] = std::is_integral_v<T>
                              ? "exact"
-                             : "gamma_k * sum |in[j]| over the elements out[i] adds, gamma_k = k u "
-                               "/ (1 - k u), u = 2^-24, k the longest chain of additions of the "
-                               "variant's own order";
+                             : std::string(
+                                   "gamma_k * sum |in[j]| over the elements out[i] adds "
+                                   "+ the reference's rounding, gamma_k = k u / (1 - k "
+                                   "u), u = ") +
+                                   (std::is_same_v<T, double> ? "2^-53" : "2^-24") +
+                                   ", k the longest chain of additions of the variant's own order";
   details["copy"] = copy.details;
   report.print(cli.format(), std::cout);
   return report.exit_code();
@@ -257,7 +278,8 @@ int main(int argc, char** argv) {
         const scan::Family& family = scan::family();
         Settings s;
         cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; default 2^22)");
-        cli.add_choice("--dtype", s.dtype, "Element type: float or int (exact)", {"float", "int"});
+        cli.add_choice("--dtype", s.dtype, "Element type: float, double or int (exact)",
+                       {"float", "double", "int"});
         cli.add_choice("--mode", s.mode,
                        "inclusive: out[i] = in[0] + ... + in[i]; exclusive: up to in[i-1]",
                        {"inclusive", "exclusive"});
@@ -273,8 +295,11 @@ int main(int argc, char** argv) {
         lab::Env env = lab::open_device(opt, cli.out());
         lab::Tuning defaults = scan::default_tuning(env.device);
         defaults = scan::vec_dividing(defaults, tuning_options.apply(defaults));
-        lab::check_memory(env, s.n * 4, 2, 4, "-n");  // in and out (+ copy), host in, reference
-        return s.dtype == "int" ? run<int>(cli, env, s, tuning_options, defaults)
-                                : run<float>(cli, env, s, tuning_options, defaults);
+        // in and out (+ copy), host in, reference
+        lab::check_memory(env, s.n * (s.dtype == "double" ? 8 : 4), 2, 4, "-n");
+        if (s.dtype == "int") return run<int>(cli, env, s, tuning_options, defaults);
+        if (s.dtype == "float") return run<float>(cli, env, s, tuning_options, defaults);
+        lab::require_fp64(env, "scan");  // exit 77 with a sentence on a device without it
+        return run<double>(cli, env, s, tuning_options, defaults);
       });
 }

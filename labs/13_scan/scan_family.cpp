@@ -68,8 +68,8 @@ std::uint64_t sums_chain(Length n, std::uint64_t tile, std::uint64_t local) {
 Family make_family() {
   Family f;
   f.name = "scan";
-  // Work: n additions; bytes: read every element once and write it once. A pass more over memory
-  // shows as a smaller share of the copy kernel.
+  // Work: n additions; bytes: read every element once and write it once (4-byte elements: the
+  // lab scales it for double). A pass more over memory shows as a smaller share of the copy.
   f.work = [](const Length& n) { return lab::Work{double(n), 8.0 * double(n)}; };
 
   lab::Tunable local;
@@ -167,9 +167,10 @@ Family make_family() {
   decoupled.extra.passes = "decoupled";
   decoupled.extra.add_kernel.clear();
   decoupled.local_bytes = [](const lab::Tuning& t, std::size_t element) {
-    // The tile, the totals, the prefix found; the ticket, the look-back's window and position.
+    // The tile, the totals, the prefix found; the ticket, the look-back's window (a tile's state
+    // is a 64-bit word for each 4 bytes of the element) and position.
     const std::uint64_t window = std::min<std::uint64_t>(t.whole("GROUP"), 32);
-    return staged_bytes(t, element) + element + 4 + 8 * window + 8;
+    return staged_bytes(t, element) + element + 4 + 8 * (element / 4) * window + 8;
   };
   // The tile's own chain, then one addition per tile looked back over (at worst every tile
   // before), and the one that adds the prefix.
