@@ -14,11 +14,18 @@
 // load and store neighbouring elements of A, B and C (coalesced).
 // Indices: i0,j0 the block's first row/column; ti,tj the work-item (local ids 1 and 0); t counts
 // tiles along K; wm,wn the work-item's element inside its WPT×WPT set.
-// Row-major A (M×K), B (K×N), C (M×N); REAL is float or int. Any M, N, K >= 1: tile elements
-// past the matrices are loaded as 0, and elements of C past them are not stored.
+// Row-major A (M×K), B (K×N), C (M×N); REAL is float, double or int. Any M, N, K >= 1: tile
+// elements past the matrices are loaded as 0, and elements of C past them are not stored.
 // regtiled (matmul_regtiled.cl) is this idea tuned for speed: see its header for what it adds.
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 #ifndef BLOCK
 #define BLOCK 64  // side of the block of C per work-group, and of the tiles of A and B

@@ -14,7 +14,7 @@
 // Indices: i0,j0 the block's first row/column; ti,tj the work-item (local ids 1 and 0); k0 the
 // first column of A (row of B) of the current slice; wm,wn the work-item's element inside its
 // WPTM×WPTN set; l walks the elements a work-item loads.
-// Row-major A (M×K), B (K×N), C (M×N); REAL is float or int, REAL4 its 4-vector.
+// Row-major A (M×K), B (K×N), C (M×N); REAL is float, double or int, REAL4 its 4-vector.
 // Two shapes (STAGE, chosen by the host from the device):
 // - STAGE=1, the GPU shape: slices are staged in double-buffered local memory, and ownership is
 //   strided by vectors: work-item (ti,tj) owns rows 4*ti + 4*RTSM*wm4 + (0..3) and columns
@@ -29,7 +29,14 @@
 // they do not. When the host knows every size is a multiple of its tile (EXACT=1) the bounds
 // checks compile away and global memory is read and written with whole vectors.
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 #ifndef REAL4
 #define REAL4 float4  // 4-vector of REAL

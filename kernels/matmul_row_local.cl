@@ -3,12 +3,19 @@
 // lecture's fifth attempt).
 // Indices: i row of C (one per work-item), j column, k along the row; iloc and nloc are the
 // work-item's place in its group and the group's size, used to split the copy of column j.
-// Row-major A (M×K), B (K×N), C (M×N); REAL is float or int. 1-D NDRange over i, padded to whole
-// work-groups. Work-items with i >= M have no row, but still help copy and still reach every
+// Row-major A (M×K), B (K×N), C (M×N); REAL is float, double or int. 1-D NDRange over i, padded to
+// whole work-groups. Work-items with i >= M have no row, but still help copy and still reach every
 // barrier: a barrier must be reached by all work-items of the group or by none.
 // Assumes K <= KMAX (the host checks it, and that KMAX values fit in local memory).
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 #ifndef KMAX
 #define KMAX 1024  // capacity of the private row of A and of the local column of B

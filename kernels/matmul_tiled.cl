@@ -2,11 +2,19 @@
 // strip-mine i, j and k by TS, then interchange so the tile loop t is outermost in a work-group).
 // Indices: i,j global row/column of C; ti,tj the work-item's row/column inside the tile (its
 // local ids); t counts tiles along K.
-// Row-major A (M×K), B (K×N), C (M×N); REAL is float or int. The work-group is TS×TS, dimension 0
-// along j. Sizes need not be multiples of TS: out-of-range tile elements are loaded as 0, and
+// Row-major A (M×K), B (K×N), C (M×N); REAL is float, double or int. The work-group is TS×TS,
+// dimension 0 along j. Sizes need not be multiples of TS: out-of-range tile elements are loaded as
+// 0, and
 // work-items outside C still load and reach both barriers, then store nothing.
 #ifndef REAL
-#define REAL float  // element type: float or int
+#define REAL float  // element type: float, double or int
+#endif
+#if FP64  // REAL is double: the course notes' guard, so a device without it says so in one line
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#else
+#error "--dtype double needs double precision (cl_khr_fp64), which this device does not have"
+#endif
 #endif
 #ifndef TS
 #define TS 16  // tile side: the work-group is TS×TS work-items

@@ -1,9 +1,16 @@
-"""torch_peers.py: PyTorch's own scan, histogram, reduction and 2-D convolution on the same GPU,
-the peers of the scan, histogram, reduction and images labs (torch.cumsum; torch.bincount and
-torch.histc; torch.sum and torch.dot; torch.nn.functional.conv2d, cuDNN's).
+"""torch_peers.py: PyTorch's own scan, histogram, reduction, 2-D convolution and matrix product
+on the same GPU, the peers of the scan, histogram, reduction, images and matmul labs
+(torch.cumsum; torch.bincount and torch.histc; torch.sum and torch.dot;
+torch.nn.functional.conv2d, cuDNN's; torch.matmul, cuBLAS's SGEMM and DGEMM).
 
-Usage: torch_peers.py [--sizes 2^26,2^28] [--bins 256] [--reps 20]
-                      [--image 8192x8192] [--radii 2,8]
+Usage: torch_peers.py [--sizes 2^26,2^28] [--bins 256] [--reps 20] [--double]
+                      [--image 8192x8192] [--radii 2,8] [--gemm 4096,8192]
+
+--double also times the scan and the reductions in float64 (16 and 8 bytes per element).
+--gemm N,... times C = A @ B for N x N matrices in float32 (TF32 off: true FP32 FMAs, as the
+lab's kernels) and float64, counted as 2 N^3 flops; on an H100 or H200 cuBLAS's DGEMM runs on the
+FP64 tensor cores, which OpenCL cannot reach, so its rate can pass the FP64 FMA peak the lab
+measures.
 
 The convolution is the images lab's Gaussian blur of radius r (sigma = r / 2) on one float
 image: conv2d with the (2r+1)^2 filter, and as two passes (a (2r+1) x 1 then a 1 x (2r+1)
@@ -64,6 +71,9 @@ def main():
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--image", default="8192x8192", help="HEIGHTxWIDTH for conv2d")
     parser.add_argument("--radii", default="2,8", help="the blur's radii for conv2d")
+    parser.add_argument("--double", action="store_true",
+                        help="also the scan and the reductions in float64")
+    parser.add_argument("--gemm", default="none", help="matrix sides for torch.matmul, or none")
     options = parser.parse_args()
     try:
         import torch
@@ -97,7 +107,22 @@ def main():
                   f"{bytes_per * n / whole / 1e9:.0f} GB/s")
         del values, keys, spread, other
         torch.cuda.empty_cache()
+        if options.double:
+            doubles = torch.rand(n, device="cuda", dtype=torch.float64) * 2 - 1
+            more = torch.rand(n, device="cuda", dtype=torch.float64) * 2 - 1
+            for name, bytes_per, call in [("torch.cumsum float64", 16,
+                                           lambda: torch.cumsum(doubles, 0)),
+                                          ("torch.sum float64", 8, lambda: torch.sum(doubles)),
+                                          ("torch.dot float64", 16,
+                                           lambda: torch.dot(doubles, more))]:
+                median, least = timed(torch, call, options.reps)
+                print(f"{name} n={n}: median {median * 1e3:.3f} ms, min {least * 1e3:.3f} ms, "
+                      f"{bytes_per * n / median / 1e9:.0f} GB/s ({bytes_per} bytes per element)")
+            del doubles, more
+            torch.cuda.empty_cache()
     convolutions(torch, options)
+    if options.gemm != "none":
+        matrix_products(torch, options)
 
 
 def convolutions(torch, options):
@@ -132,6 +157,21 @@ def convolutions(torch, options):
             print(f"{name} {height}x{width} r={r}: median {median * 1e3:.3f} ms, "
                   f"min {least * 1e3:.3f} ms, {pixels / median / 1e6:.0f} MPixel/s, "
                   f"{8 * pixels / median / 1e9:.0f} GB/s (8 bytes a pixel)")
+
+
+def matrix_products(torch, options):
+    """C = A @ B through cuBLAS in float32 (TF32 off) and float64, inputs uniform in [-1, 1)."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    for n in (size(s) for s in options.gemm.split(",")):
+        for dtype in (torch.float32, torch.float64):
+            a = torch.rand(n, n, device="cuda", dtype=dtype) * 2 - 1
+            b = torch.rand(n, n, device="cuda", dtype=dtype) * 2 - 1
+            median, least = timed(torch, lambda: a @ b, options.reps)
+            name = "sgemm" if dtype == torch.float32 else "dgemm"
+            print(f"torch.matmul ({name}, cuBLAS) N={n}: median {median * 1e3:.3f} ms, "
+                  f"min {least * 1e3:.3f} ms, {2 * n ** 3 / median / 1e9:.0f} GFLOP/s")
+            del a, b
+            torch.cuda.empty_cache()
 
 
 if __name__ == "__main__":

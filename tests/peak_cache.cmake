@@ -1,9 +1,13 @@
-# peak_cache.cmake: a lab measures the FP32 peak once and caches it. The first run (empty cache)
+# peak_cache.cmake: a lab measures the FP32 (or FP64) peak once and caches it. The first run (empty cache)
 # must report a positive peak measured by peak_fma.cl and write the cache; the second must read
 # it (the same value, "cached in"); with LAB_PEAK_REMEASURE=1 the third measures again.
-#   cmake -DCACHE=FILE -P peak_cache.cmake -- LAB ARGS... --json
+#   cmake -DCACHE=FILE [-DREFERENCE=NAME] -P peak_cache.cmake -- LAB ARGS... --json
+# REFERENCE: the name the rows are rated against (default "FP32 peak (measured)").
 include(${CMAKE_CURRENT_LIST_DIR}/command_after_separator.cmake)
 
+if(NOT DEFINED REFERENCE)
+  set(REFERENCE "FP32 peak (measured)")
+endif()
 file(REMOVE "${CACHE}")
 set(ENV{LAB_PEAK_CACHE} "${CACHE}")
 unset(ENV{LAB_PEAK_REMEASURE})
@@ -40,7 +44,7 @@ endif()
 if(NOT first_how MATCHES "^measured by peak_fma.cl" OR first_how MATCHES "cached in")
   message(FATAL_ERROR "first run, empty cache: the peak should be measured, not '${first_how}'")
 endif()
-if(NOT first_reference STREQUAL "FP32 peak (measured)")
+if(NOT first_reference STREQUAL REFERENCE)
   message(FATAL_ERROR "first run: rows are rated against '${first_reference}'")
 endif()
 if(NOT EXISTS "${CACHE}")

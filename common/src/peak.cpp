@@ -1,6 +1,7 @@
-// peak.cpp: the FP32 peak measured with kernels/peak_fma.cl, and its cache.
+// peak.cpp: the FP32 and FP64 peaks measured with kernels/peak_fma.cl, and their cache.
 #include "lab/peak.hpp"
 
+#include "lab/data.hpp"
 #include "lab/error.hpp"
 #include "lab/ndrange.hpp"
 #include "lab/program.hpp"
@@ -22,6 +23,7 @@
 #include <iostream>
 #include <sstream>
 #include <system_error>
+#include <type_traits>
 
 namespace lab {
 
@@ -62,8 +64,9 @@ PeakSource peak_source(const Options& options) {
 }
 
 // What a cached peak belongs to: the platform, the device, its driver, compute units and clock
-// (a VM resized or a GPU clock-locked differently is another device), and the kernel.
-json cache_key(const cl::Device& device, const std::string& sha256) {
+// (a VM resized or a GPU clock-locked differently is another device), the precision and the
+// kernel.
+json cache_key(const cl::Device& device, const std::string& sha256, Precision precision) {
   const cl::Platform platform(device.getInfo<CL_DEVICE_PLATFORM>());
   return {{"platform", trim_info(platform.getInfo<CL_PLATFORM_NAME>()) + " " +
                            trim_info(platform.getInfo<CL_PLATFORM_VERSION>())},
@@ -71,6 +74,7 @@ json cache_key(const cl::Device& device, const std::string& sha256) {
           {"driver", trim_info(device.getInfo<CL_DRIVER_VERSION>())},
           {"compute_units", device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>()},
           {"clock_mhz", device.getInfo<CL_DEVICE_MAX_CLOCK_FREQUENCY>()},
+          {"precision", precision_name(precision)},
           {"source_sha256", sha256}};
 }
 
@@ -115,29 +119,27 @@ bool save_entries(const std::string& path, const json& entries) {
   return !error;
 }
 
-std::string vector_name(int width) {
-  return width == 1 ? "float" : "float" + std::to_string(width);
-}
-
-Fp32Peak measure(Env& env, const Options& options, std::ostream& out) {
-  const PeakShape shape = peak_shape(env.device);
+// T is float (FP32) or double (FP64): the kernel's REAL.
+template <typename T>
+FmaPeak measure(Env& env, const Options& options, std::ostream& out) {
+  const Precision precision = std::is_same_v<T, double> ? Precision::fp64 : Precision::fp32;
+  const PeakShape shape = peak_shape(env.device, precision);
+  const std::string real = opencl_type_name<T>();
   Options helper = options;
   helper.kernel_file.clear();
   helper.build_options.clear();  // the device's peak, not the peak under a lab's flags
-  const Program program = build_program(env, helper, kKernelFile,
-                                        {{"VW", std::to_string(shape.vector_width), ""},
-                                         {"CHAINS", std::to_string(shape.chains), ""},
-                                         {"ITERS", std::to_string(shape.iters), ""}},
-                                        out, false);
-  cl::KernelFunctor<cl_int, cl_float, cl_float, cl::Buffer> peak_fma(
-      make_kernel(program, {"peak_fma",
-                            {{"", "int", "repeats"},
-                             {"", "float", "a"},
-                             {"", "float", "b"},
-                             {"global", "float*", "out"}}}));
+  Defines defines = real_defines(real);
+  defines.push_back({"VW", std::to_string(shape.vector_width), ""});
+  defines.push_back({"CHAINS", std::to_string(shape.chains), ""});
+  defines.push_back({"ITERS", std::to_string(shape.iters), ""});
+  const Program program = build_program(env, helper, kKernelFile, defines, out, false);
+  cl::KernelFunctor<cl_int, T, T, cl::Buffer> peak_fma(make_kernel(
+      program,
+      {"peak_fma",
+       {{"", "int", "repeats"}, {"", real, "a"}, {"", real, "b"}, {"global", real + "*", "out"}}}));
   const Launch1D launch = plan_1d(peak_fma.getKernel(), env.device, shape.global, shape.local);
   const cl::Buffer sums(env.context, CL_MEM_WRITE_ONLY,
-                        launch.global * shape.vector_width * sizeof(float));
+                        launch.global * shape.vector_width * sizeof(T));
   const double flops_per_repeat =
       2.0 * shape.vector_width * shape.chains * shape.iters * static_cast<double>(launch.global);
 
@@ -145,20 +147,24 @@ Fp32Peak measure(Env& env, const Options& options, std::ostream& out) {
   // many repeats make a launch of about kLaunchSeconds.
   const OutOfTurns alone;  // back to back, never in turns with a lab's yardstick
   int repeats = 1;
-  const auto run = [&] { return peak_fma(launch.args(env.queue), repeats, 0.999f, 0.001f, sums); };
+  const auto run = [&] {
+    return peak_fma(launch.args(env.queue), repeats, T(0.999), T(0.001), sums);
+  };
   std::ostream* trace = options.verbose ? &out : nullptr;
   const double one = time_launches(1, 1, run, trace).time.min;
   repeats = static_cast<int>(
       std::clamp(std::ceil(kLaunchSeconds / std::max(one, 1e-7)), 1.0, double(1 << 20)));
   const Timing timing = time_launches(1, kReps, run, trace);
 
-  Fp32Peak peak;
+  FmaPeak peak;
   peak.gflops = flops_per_repeat * repeats / timing.time.min / 1e9;
+  const std::string vector =
+      shape.vector_width == 1 ? real : real + std::to_string(shape.vector_width);
   char how[256];
   std::snprintf(how, sizeof how,
                 "measured by %s: %d chains of %s fma per work-item, %llu work-items, best of %d "
                 "launches of %.0f ms",
-                kKernelFile, shape.chains, vector_name(shape.vector_width).c_str(),
+                kKernelFile, shape.chains, vector.c_str(),
                 static_cast<unsigned long long>(launch.global), kReps, timing.time.min * 1e3);
   peak.how = how;
   return peak;
@@ -166,22 +172,28 @@ Fp32Peak measure(Env& env, const Options& options, std::ostream& out) {
 
 }  // namespace
 
-PeakShape peak_shape(const cl::Device& device) {
+const char* precision_name(Precision precision) {
+  return precision == Precision::fp64 ? "FP64" : "FP32";
+}
+
+PeakShape peak_shape(const cl::Device& device, Precision precision) {
   PeakShape shape;
   const std::uint64_t units = device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
   if (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) {
     // A core: a chain per pair of SIMD registers (16 on AVX-512's 32), each a whole register
-    // wide, enough to keep two FMA units busy through their latency; 16 work-items per core,
-    // one per work-group, so that the cores share the work evenly.
+    // wide (half as many doubles as floats), enough to keep two FMA units busy through their
+    // latency; 16 work-items per core, one per work-group, so that the cores share the work
+    // evenly.
     const SimdUnit simd = cpu_simd_unit(device);
+    const int lanes = precision == Precision::fp64 ? simd.float_lanes / 2 : simd.float_lanes;
     int width = 1;
-    while (width * 2 <= std::min(simd.float_lanes, 16)) width *= 2;
+    while (width * 2 <= std::min(lanes, 16)) width *= 2;
     shape.vector_width = width;
     shape.chains = std::clamp(simd.registers / 2, 4, 16);
     shape.local = 1;
     shape.global = units * 16;
   } else {
-    // A GPU: one float per chain (its lanes are work-items), 16 independent chains per
+    // A GPU: one element per chain (its lanes are work-items), 16 independent chains per
     // work-item, and 8192 work-items per compute unit: 4 waves of the 2048 an NVIDIA SM keeps
     // resident (an AMD CU keeps up to 2560), so every scheduler has ready warps throughout. On
     // an NVIDIA H200 (132 SMs at 1980 MHz, 66.9 TFLOP/s in theory): 65.2 TFLOP/s, where 8
@@ -197,10 +209,11 @@ PeakShape peak_shape(const cl::Device& device) {
 
 std::string peak_cache_path() { return user_cache_file("LAB_PEAK_CACHE", "peak.json"); }
 
-std::optional<Fp32Peak> cached_fp32_peak(const cl::Device& device, const Options& options) {
+std::optional<FmaPeak> cached_fma_peak(const cl::Device& device, const Options& options,
+                                       Precision precision) {
   json key;
   try {
-    key = cache_key(device, peak_source(options).sha256);
+    key = cache_key(device, peak_source(options).sha256, precision);
   } catch (const std::exception&) {
     return std::nullopt;  // no peak_fma.cl to be found: nothing measured with it either
   }
@@ -209,7 +222,7 @@ std::optional<Fp32Peak> cached_fp32_peak(const cl::Device& device, const Options
     if (!same_key(entry, key)) continue;
     const double gflops = entry.value("gflops", 0.0);
     if (!(gflops > 0)) return std::nullopt;
-    Fp32Peak peak;
+    FmaPeak peak;
     peak.gflops = gflops;
     peak.how = entry.value("how", std::string("measured")) + "; cached in " + path +
                " (LAB_PEAK_REMEASURE=1 measures again)";
@@ -219,34 +232,43 @@ std::optional<Fp32Peak> cached_fp32_peak(const cl::Device& device, const Options
   return std::nullopt;
 }
 
-Fp32Peak fp32_peak(Env& env, const Options& options, std::ostream& out, double at_least) {
+FmaPeak fma_peak(Env& env, const Options& options, std::ostream& out, Precision precision,
+                 double at_least) {
+  const std::string name = precision_name(precision);
   if (is_oclgrind(env.platform)) {
-    return {0, "Oclgrind simulates the device: no FP32 peak to measure", false};
+    return {0, "Oclgrind simulates the device: no " + name + " peak to measure", false};
+  }
+  if (precision == Precision::fp64 && !has_fp64(env.device)) {
+    return {0, "the device has no double precision: no FP64 peak", false};
   }
   const bool replace = remeasure_asked();
-  const std::optional<Fp32Peak> cached =
-      replace ? std::nullopt : cached_fp32_peak(env.device, options);
+  const std::optional<FmaPeak> cached =
+      replace ? std::nullopt : cached_fma_peak(env.device, options, precision);
   if (cached && cached->gflops >= at_least) return *cached;
-  Fp32Peak peak;
+  const auto measure_once = [&] {
+    return precision == Precision::fp64 ? measure<double>(env, options, out)
+                                        : measure<float>(env, options, out);
+  };
+  FmaPeak peak;
   try {
     // Below a rate a kernel has just reached, the device is still busy: up to kAttempts tries.
-    peak = measure(env, options, out);
+    peak = measure_once();
     for (int attempt = 1; attempt < kAttempts && peak.gflops < at_least; ++attempt) {
-      const Fp32Peak again = measure(env, options, out);
+      const FmaPeak again = measure_once();
       if (again.gflops > peak.gflops) peak = again;
     }
   } catch (const std::exception& error) {
     // The peak is a yardstick, not the lab's work: without it the rows go unrated, not failed.
-    std::cerr << "note: the FP32 peak could not be measured (" << error.what()
+    std::cerr << "note: the " << name << " peak could not be measured (" << error.what()
               << "): rows are shown without a share of it\n";
-    return cached ? *cached : Fp32Peak{0, std::string("not measured: ") + error.what(), false};
+    return cached ? *cached : FmaPeak{0, std::string("not measured: ") + error.what(), false};
   }
   if (cached && cached->gflops > peak.gflops) {
     return *cached;  // measured lower again: the device is busy; the cache keeps the higher
   }
   const std::string path = peak_cache_path();
   json entries = load_entries(path);
-  const json key = cache_key(env.device, peak_source(options).sha256);
+  const json key = cache_key(env.device, peak_source(options).sha256, precision);
   entries.erase(std::remove_if(entries.begin(), entries.end(),
                                [&](const json& entry) { return same_key(entry, key); }),
                 entries.end());

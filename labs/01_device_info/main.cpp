@@ -2,8 +2,12 @@
 #include "lab/lab.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 namespace {
 
@@ -69,6 +73,28 @@ std::vector<std::string> inconsistencies(const json& d) {
   return problems;
 }
 
+// A measured peak's line: its GFLOP/s, and where it came from; which lab (or --measure-peaks)
+// measures it when no run has yet.
+std::string peak_text(const json& d, const char* key, const char* lab) {
+  if (!d[key].is_number()) {
+    return std::string("not measured yet: ") + lab +
+           " (or device_info --measure-peaks) measures it";
+  }
+  return std::to_string(std::lround(d[key].get<double>())) + " GFLOP/s" +
+         (d["peaks_measured_now"].get<bool>() ? " (measured now)" : " (cached)");
+}
+
+// ", 1/2 of FP32": the FP64 peak as a share of the FP32 one (1/2 on a data-centre GPU or a CPU,
+// 1/32 or 1/64 on a consumer GPU), when both are known.
+std::string fp64_ratio(const json& d) {
+  if (!d["fp32_peak_gflops"].is_number() || !d["fp64_peak_gflops"].is_number()) return "";
+  const double ratio = d["fp32_peak_gflops"].get<double>() / d["fp64_peak_gflops"].get<double>();
+  if (!(ratio > 0) || !std::isfinite(ratio)) return "";
+  char text[48];
+  std::snprintf(text, sizeof text, ", 1/%.2g of FP32", ratio);
+  return text;
+}
+
 void print_device(const json& d, std::ostream& out) {
   const auto bytes = [&d](const char* key) {
     return lab::format_bytes(static_cast<double>(d[key].get<std::uint64_t>()));
@@ -98,11 +124,11 @@ void print_device(const json& d, std::ostream& out) {
       {"Max work-item sizes", items},
       {"Preferred vector widths", widths},
       {"Double precision (fp64)", d["fp64"].get<bool>() ? "yes" : "no"},
-      {"FP32 peak (measured)",
-       d["fp32_peak_gflops"].is_number()
-           ? std::to_string(std::lround(d["fp32_peak_gflops"].get<double>())) +
-                 " GFLOP/s (cached by matmul, which measures it)"
-           : "not measured yet: matmul measures it on its first run"},
+      {"FP32 peak (measured)", peak_text(d, "fp32_peak_gflops", "matmul")},
+      {"FP64 peak (measured)",
+       !d["fp64"].get<bool>()
+           ? "none: no double precision"
+           : peak_text(d, "fp64_peak_gflops", "matmul --dtype double") + fp64_ratio(d)},
       {"Timer resolution",
        std::to_string(d["profiling_timer_resolution_ns"].get<std::size_t>()) + " ns"},
       {"Image support", d["image_support"].get<bool>() ? "yes" : "no"},
@@ -118,8 +144,16 @@ int main(int argc, char** argv) {
   return lab::run_main(
       argc, argv, "device_info", "OpenCL platforms, devices and their limits",
       [](lab::Cli& cli) {
-        // 1. Options: only the shared ones (-p/-d/--type narrow the listing)
+        // 1. Options: the shared ones (-p/-d/--type narrow the listing), and --measure-peaks
+        bool measure_peaks = false;
+        cli.add_flag(
+            "--measure-peaks", measure_peaks,
+            "Measure each device's FP32 and FP64 peaks now with kernels/peak_fma.cl (a "
+            "fraction of a second each; the cache keeps them), instead of showing the cached ones");
         cli.parse();
+        // Measured now, not read from the cache: as LAB_PEAK_REMEASURE=1 (the new values are
+        // cached)
+        if (measure_peaks) ::setenv("LAB_PEAK_REMEASURE", "1", 1);
         const auto& opt = cli.options();
         const bool narrowed = !opt.platform.empty() || !opt.device.empty() || opt.type != "all";
 
@@ -146,10 +180,27 @@ int main(int argc, char** argv) {
             if (entry.platform_index != index) continue;
             json device = device_facts(entry.device);
             device["index"] = entry.index;
-            // The FP32 peak a lab measured on this device (lab/peak.hpp), if one has: device_info
-            // itself runs no kernel.
-            const auto peak = lab::cached_fp32_peak(entry.device, opt);
-            device["fp32_peak_gflops"] = peak ? json(peak->gflops) : json(nullptr);
+            // The FP32 and FP64 peaks a lab measured on this device (lab/peak.hpp), if one has:
+            // device_info itself runs no kernel, unless --measure-peaks asks it to.
+            std::optional<lab::FmaPeak> fp32, fp64;
+            if (measure_peaks) {
+              lab::Env env{entry.platform, entry.device, cl::Context(entry.device), {}};
+              env.queue = cl::CommandQueue(env.context, env.device, CL_QUEUE_PROFILING_ENABLE);
+              std::ostringstream quiet;  // the build's lines
+              fp32 = lab::fma_peak(env, opt, quiet, lab::Precision::fp32);
+              if (lab::has_fp64(entry.device)) {
+                fp64 = lab::fma_peak(env, opt, quiet, lab::Precision::fp64);
+              }
+            } else {
+              fp32 = lab::cached_fma_peak(entry.device, opt, lab::Precision::fp32);
+              fp64 = lab::cached_fma_peak(entry.device, opt, lab::Precision::fp64);
+            }
+            const auto gflops = [](const std::optional<lab::FmaPeak>& peak) {
+              return peak && peak->gflops > 0 ? json(peak->gflops) : json(nullptr);
+            };
+            device["fp32_peak_gflops"] = gflops(fp32);
+            device["fp64_peak_gflops"] = gflops(fp64);
+            device["peaks_measured_now"] = measure_peaks;
             cli.out() << "  Device " << entry.index << " (-p " << entry.platform_index << " -d "
                       << entry.device_index << "): " << device["name"].get<std::string>() << "\n";
             print_device(device, cli.out());

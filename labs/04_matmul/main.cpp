@@ -9,6 +9,7 @@
 #include <chrono>
 #include <iostream>
 #include <optional>
+#include <type_traits>
 
 namespace {
 
@@ -19,6 +20,12 @@ struct Settings {
   double peak = 0;
   bool peers = false;
 };
+
+// The peak a type's rows are rated against: FP64 for double, FP32 otherwise.
+template <typename T>
+lab::Precision precision_of() {
+  return std::is_same_v<T, double> ? lab::Precision::fp64 : lab::Precision::fp32;
+}
 
 template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dims,
@@ -46,13 +53,14 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
 
   // 5-7. Build, run and verify each chosen variant (matmul::run_variant in run.cpp); a variant
   //      whose limits the sizes break is skipped under --variant all.
-  //      With --peers (float), OpenBLAS's row is timed first, on its own; then every run takes
-  //      turns with one OpenBLAS SGEMM on the host, so a row's ratio to OpenBLAS compares runs
+  //      With --peers (float or double), OpenBLAS's row is timed first, on its own; then every
+  //      run takes turns with one OpenBLAS SGEMM (DGEMM) on the host, so a row's ratio to OpenBLAS
+  //      compares runs
   //      made a moment apart (on a CPU that PoCL shares with OpenBLAS, rates drift by tens of
   //      per cent within minutes)
   std::optional<lab::Result> openblas;
   std::optional<lab::InTurnsWith> turns;
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (std::is_floating_point_v<T>) {
     if (s.peers) openblas = matmul::run_openblas(problem, opt, cli.out());
     if (openblas) turns.emplace(matmul::openblas_turn(problem));
   }
@@ -73,7 +81,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
     rows.back().tuning = chosen->source;
   }
   driver.check_any_ran(rows);
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (std::is_floating_point_v<T>) {
     if (openblas) rows.push_back(*openblas);
     if (s.peers) {
       if (auto row = matmul::run_clblast(env, problem, buffers, opt, peak, cli.out())) {
@@ -82,15 +90,16 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
     }
   }
   turns.reset();
-  matmul::note_against_openblas(rows);
+  matmul::note_against_openblas(rows,
+                                std::is_same_v<T, double> ? "OpenBLAS dgemm" : "OpenBLAS sgemm");
   // A row faster than the measured peak shows that the peak was measured while something else
-  // used the device: lab::fp32_peak measures it again and keeps (and caches) the higher.
+  // used the device: lab::fma_peak measures it again and keeps (and caches) the higher.
   double fastest = 0;
   for (const auto& row : rows) {
     if (row.reference && row.reference->name == peak.name) fastest = std::max(fastest, row.rate);
   }
-  if (peak.name == "FP32 peak (measured)" && fastest > peak.gflops) {
-    const lab::Fp32Peak again = lab::fp32_peak(env, opt, cli.out(), fastest);
+  if (peak.name.find("peak (measured)") != std::string::npos && fastest > peak.gflops) {
+    const lab::FmaPeak again = lab::fma_peak(env, opt, cli.out(), precision_of<T>(), fastest);
     peak.gflops = again.gflops;
     peak.how = again.how;
     for (auto& row : rows) {
@@ -109,10 +118,14 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   }
   report.details()["dims"] = {{"M", dims.M}, {"N", dims.N}, {"K", dims.K}};
   report.details()["dtype"] = s.dtype;
-  report.details()["tolerance"] = std::is_floating_point_v<T>
-                                      ? "per row: gamma_K * sum_k |A(i,k)| * max_j |B(k,j)|, "
-                                        "gamma_K = K u / (1 - K u), u = 2^-24"
-                                      : "exact";
+  report.details()["tolerance"] =
+      std::is_floating_point_v<T>
+          ? std::string(
+                "per row: (gamma_K(u) + gamma_K(2^-53)) * sum_k |A(i,k)| * max_j "
+                "|B(k,j)|, the device's rounding and the double reference's, gamma_K(u) "
+                "= K u / (1 - K u), u = ") +
+                (std::is_same_v<T, double> ? "2^-53" : "2^-24")
+          : "exact";
   report.details()["reference_seconds"] = reference_seconds;
   report.details()["peak_gflops"] = peak.gflops;
   report.details()["peak_how"] = peak.how;
@@ -140,16 +153,19 @@ int main(int argc, char** argv) {
         cli.add_size("-N,--cols", s.cols, "N: columns of B and C (overrides -n)");
         cli.add_size("-K,--inner", s.k, "K: columns of A, rows of B (overrides -n)");
         lab::add_variant_option(cli, matmul::family(), s.variant);
-        cli.add_choice("--dtype", s.dtype, "Element type: float or int (exact)", {"float", "int"});
+        cli.add_choice("--dtype", s.dtype, "Element type: float, double or int (exact)",
+                       {"float", "double", "int"});
         // The tunables' options (--local, --ts, --kmax, --regtile, --staging, --tunable), from the
         // table. Bounds no device reaches are usage errors; smaller values that a device cannot
         // run are refused before launch with its limit.
         lab::TuningOptions tuning_options(cli, matmul::family().tunables);
         cli.add_positive("--peak", s.peak,
-                         "FP32 peak in GFLOP/s (default: measured on the device, cached)", 1e-3,
-                         1e9);
+                         "FP32 peak (FP64 with --dtype double) in GFLOP/s (default: measured on "
+                         "the device, cached)",
+                         1e-3, 1e9);
         cli.add_flag("--peers", s.peers,
-                     "Also time OpenBLAS (host) and CLBlast (device) SGEMM, when installed");
+                     "Also time OpenBLAS (host) and CLBlast (device) SGEMM (DGEMM with --dtype "
+                     "double), when installed");
         cli.parse();
         tuning_options.check();
         const auto& opt = cli.options();
@@ -166,7 +182,7 @@ int main(int argc, char** argv) {
               "index with int): choose smaller sizes");
         }
         // A size whose host reference alone would take hours is refused before any work.
-        matmul::check_reference_time(dims);
+        matmul::check_reference_time(dims, s.dtype);
         lab::check_kernel_options(opt, matmul::family(), s.variant);
         lab::check_tunables_used(tuning_options, matmul::family(), s.variant, lab::notes());
         if (!opt.kernel_file.empty() && s.variant != "all" &&
@@ -178,20 +194,28 @@ int main(int argc, char** argv) {
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
-        const lab::Tuning defaults = matmul::default_tuning(env.device);
-        //    The FP32 peak float rows are rated against: --peak, else measured on the device by
-        //    kernels/peak_fma.cl (once: the result is cached, lab/peak.hpp)
-        matmul::Peak peak{s.peak, "given with --peak", "FP32 peak (given)"};
-        if (s.peak == 0 && s.dtype == "float") {
-          const lab::Fp32Peak measured = lab::fp32_peak(env, opt, cli.out());
-          peak = {measured.gflops, measured.how, "FP32 peak (measured)"};
+        const bool fp64 = s.dtype == "double";
+        if (fp64) lab::require_fp64(env, "matmul");  // exit 77 with a sentence without it
+        const std::size_t element = fp64 ? 8 : 4;
+        const lab::Tuning defaults = matmul::default_tuning(env.device, element);
+        //    The peak float (double) rows are rated against: --peak, else the FP32 (FP64) peak
+        //    measured on the device by kernels/peak_fma.cl (once: the result is cached,
+        //    lab/peak.hpp)
+        const std::string precision = fp64 ? "FP64" : "FP32";
+        matmul::Peak peak{s.peak, "given with --peak", precision + " peak (given)",
+                          precision + " peak"};
+        if (s.peak == 0 && s.dtype != "int") {
+          const lab::FmaPeak measured = lab::fma_peak(
+              env, opt, cli.out(), fp64 ? lab::Precision::fp64 : lab::Precision::fp32);
+          peak = {measured.gflops, measured.how, precision + " peak (measured)",
+                  precision + " peak"};
         } else if (s.peak == 0) {
-          peak.how = "none: int rows are not rated against the FP32 peak";
+          peak.how = "none: int rows are not rated against a floating-point peak";
         }
-        const std::size_t element = 4;  // float and int
         lab::check_memory(env, largest * element, 3, 5, "size");
         cli.out() << "C = A·B, " << dims.text() << ", " << s.dtype << "\n";
-        return s.dtype == "int" ? run<int>(cli, env, s, dims, tuning_options, defaults, peak)
-                                : run<float>(cli, env, s, dims, tuning_options, defaults, peak);
+        if (s.dtype == "int") return run<int>(cli, env, s, dims, tuning_options, defaults, peak);
+        if (fp64) return run<double>(cli, env, s, dims, tuning_options, defaults, peak);
+        return run<float>(cli, env, s, dims, tuning_options, defaults, peak);
       });
 }

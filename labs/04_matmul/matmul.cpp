@@ -246,7 +246,9 @@ const Family& family() {
 }
 
 lab::Defines element_defines(const std::string& real) {
-  return {{"REAL", real, "--dtype"}, {"REAL4", real + "4", "--dtype"}};
+  lab::Defines defines = lab::real_defines(real);
+  defines.push_back({"REAL4", real + "4", "--dtype"});
+  return defines;
 }
 
 lab::KernelSignature signature(const std::string& real) {
@@ -259,7 +261,7 @@ lab::KernelSignature signature(const std::string& real) {
            {"global", real + "*", "C"}}};
 }
 
-Tuning default_tuning(const cl::Device& device) {
+Tuning default_tuning(const cl::Device& device, std::size_t element) {
   // Sizes that are not multiples of regtiled's tiles are padded (EDGES=1) on every device: the
   // copies cost O(n^2) against the kernel's O(n^3), and the exact kernel keeps whole vectors. On
   // an H100 at 4095x4097x4093: checks 29.4 TFLOP/s, pad 42.6. On PoCL (2-core AMD EPYC VM,
@@ -274,12 +276,26 @@ Tuning default_tuning(const cl::Device& device) {
                                   {"WPT", 4},
                                   {"EDGES", 1}});
   const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+  if (gpu && element == 8) {
+    // Double: 16x4 accumulators (128 registers of 32 bits) per work-item in a 32x8 work-group for
+    // a 128x128 block of C, slices of K 8 wide (two of them 33 KiB; 16 wide would not fit the
+    // 48 KiB an NVIDIA kernel gets). On an H200 at 4096: 19.9 TFLOP/s, 60% of the FP64 FMA peak,
+    // against 18.9 for 8x8 in 16x16 groups, 18.5 for a 64x128 block, 12.4 for VWN 8 and 5.7
+    // reading the slices through the caches.
+    return t.with({{"TSM", 128},
+                   {"TSN", 128},
+                   {"TSK", 8},
+                   {"WPTM", 16},
+                   {"WPTN", 4},
+                   {"VWN", 4},
+                   {"STAGE", 1}});
+  }
   if (gpu) {
     // A 16x8 work-group computes a 128x128 block of C, 16x8 elements per work-item, with slices
     // of K staged in local memory: 16 wide where two of them fit (33 KiB), else 8. On an H100 at
     // 4096: 48.3 TFLOP/s against 47.6 for slices 8 wide; earlier, with slices 8 wide, 44.0 for
     // 8x8 per work-item in 16x16 groups and 44.8 for 16x4.
-    const std::uint64_t two_wide_slices = 2 * 16 * (128 + 4 + 128) * sizeof(float);
+    const std::uint64_t two_wide_slices = 2 * 16 * (128 + 4 + 128) * element;
     const int tsk = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>() >= two_wide_slices ? 16 : 8;
     return t.with({{"TSM", 128},
                    {"TSN", 128},
@@ -300,8 +316,9 @@ Tuning default_tuning(const cl::Device& device) {
   //   2048 against 0.48-0.52x and 0.45x for 4 x 2 (the 8 x 2 of AVX-512 spills there: 50-75
   //   GFLOP/s against 100-118 for 4 x 2 on an Intel Xeon VM). Its slices of K are 128 deep
   //   (180-184 GFLOP/s at 1024 against 166-177 for 64).
+  // A double vector holds half as many lanes as a float one, in the same registers.
   const lab::SimdUnit simd = lab::cpu_simd_unit(device);
-  const int vwn = simd.float_lanes;
+  const int vwn = std::max(4, simd.float_lanes * 4 / int(element));
   const bool wide = simd.registers >= 32;
   const int wptm = wide ? 8 : 4;
   const int wptn = (wide ? 2 : 3) * vwn;

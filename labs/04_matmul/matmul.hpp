@@ -39,26 +39,31 @@ using Variant = lab::Variant<Dims>;
 const Family& family();
 constexpr const char* kSequential = "sequential";
 
-// What every variant's kernel is built with and takes, for an element type ("float", "int"):
-// -DREAL and -DREAL4, and (int M, int N, int K, global REAL* A, B, C); the name is the row's.
+// What every variant's kernel is built with and takes, for an element type ("float", "double",
+// "int"): -DREAL and -DREAL4 (and -DFP64=1 for double, lab::real_defines), and (int M, int N,
+// int K, global REAL* A, B, C); the name is the row's.
 lab::Defines element_defines(const std::string& real);
 lab::KernelSignature signature(const std::string& real);
 
-// Tunables shaped for the device: on a GPU, large register tiles and a 256-work-item group fill
-// its many lanes; on a CPU, PoCL runs a group's work-items in loops on one core, and smaller
-// blocks that stay in its caches win (see the handout).
-lab::Tuning default_tuning(const cl::Device& device);
+// Tunables shaped for the device and the element's size in bytes: on a GPU, large register
+// tiles and a 128-work-item group fill its many lanes (a double takes two registers, so fewer
+// per work-item); on a CPU, PoCL runs a group's work-items in loops on one core, and smaller
+// blocks that stay in its caches win, with vectors as wide as its SIMD registers (see the
+// handout).
+lab::Tuning default_tuning(const cl::Device& device, std::size_t element = 4);
 
-// What float rows are rated against: the FP32 peak measured on the device (lab::fp32_peak) or
-// given with --peak, its name in the report and a sentence saying where it came from.
+// What float and double rows are rated against: the FP32 or FP64 peak measured on the device
+// (lab::fma_peak) or given with --peak, its name in the report, its short name in the table,
+// and a sentence saying where it came from.
 struct Peak {
   double gflops = 0;  // 0: none (int rows, Oclgrind)
   std::string how;
   std::string name = "FP32 peak (measured)";
+  std::string short_name = "FP32 peak";
 };
 
-// Inputs and the reference result. Float inputs are uniform in [-1, 1) and the reference is
-// computed in double; int inputs are uniform in [-9, 9] and the reference is exact.
+// Inputs and the reference result. Float and double inputs are uniform in [-1, 1) and the
+// reference is computed in double; int inputs are uniform in [-9, 9] and the reference is exact.
 template <typename T>
 struct Problem {
   Dims dims;
@@ -66,22 +71,24 @@ struct Problem {
   lab::HostVector<T> B;
   std::vector<double> C_ref;  // exact for int (|values| < 2^53)
   // Per row of C, the largest error allowed: gamma_K * sum_k |A(i,k)| * max_j |B(k,j)|, where
-  // gamma_K = K u / (1 - K u), u = 2^-24: the worst-case rounding of a K-term float dot product
-  // in any order. 0 for int.
+  // gamma_K = K u / (1 - K u), u the type's unit roundoff (2^-24, 2^-53): the worst-case
+  // rounding of a K-term dot product in any order; plus the reference's own, gamma_K for
+  // u = 2^-53 (a double row is held to twice double's bound). 0 for int.
   std::vector<double> row_tolerance;
 };
 template <typename T>
 Problem<T> make_problem(const Dims& dims, std::uint64_t seed);
 
-// Multiply-adds per second of the host reference (make_problem) on this host's cores, measured
-// on a small problem in a few milliseconds.
+// Multiply-adds per second of the host reference (make_problem<T>) on this host's cores,
+// measured on a small problem in a few milliseconds.
+template <typename T>
 double reference_rate();
 
 // Refuses (UsageError, exit 2) sizes whose host reference alone would take longer than
-// LAB_HOST_TIME_LIMIT seconds (default kHostTimeLimit), estimated from reference_rate(), with the
-// time it would take and the size that fits.
+// LAB_HOST_TIME_LIMIT seconds (default kHostTimeLimit), estimated from reference_rate<T>() for
+// `dtype`, with the time it would take and the size that fits.
 constexpr double kHostTimeLimit = 3600;
-void check_reference_time(const Dims& dims);
+void check_reference_time(const Dims& dims, const std::string& dtype);
 
 // How far past the end of A, B and C (in elements) a variant's padded launch can reach when its
 // kernel leaves out the bounds checks: the guard zones must be at least this long.
@@ -103,7 +110,8 @@ struct Buffers {
 template <typename T>
 Buffers<T> make_buffers(lab::Env& env, Problem<T>& problem, const Reach& reach);
 
-// Compares a device result with the reference: exact for int, within row_tolerance for float.
+// Compares a device result with the reference: exact for int, within row_tolerance for float
+// and double.
 template <typename T>
 lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name,
                               std::ostream& err);

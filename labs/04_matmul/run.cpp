@@ -22,19 +22,20 @@ using lab::Tuning;
 // Rows [begin, end) of the reference, blocked so a block of B stays in cache while IB rows use it.
 template <typename T>
 void reference_rows(Problem<T>& p, int begin, int end) {
+  using R = double;  // exact for int; for float and double, its rounding is in the bound
   constexpr int IB = 16, JB = 512;
   const int N = p.dims.N, K = p.dims.K;
-  std::vector<double> acc(IB * JB);
+  std::vector<R> acc(IB * JB);
   for (int ib = begin; ib < end; ib += IB) {
     const int rows = std::min(IB, end - ib);
     for (int jb = 0; jb < N; jb += JB) {
       const int cols = std::min(JB, N - jb);
-      std::fill(acc.begin(), acc.end(), 0.0);
+      std::fill(acc.begin(), acc.end(), R(0));
       for (int k = 0; k < K; ++k) {
         const T* b = &p.B[static_cast<std::size_t>(k) * N + jb];
         for (int r = 0; r < rows; ++r) {
-          const double a = p.A[static_cast<std::size_t>(ib + r) * K + k];
-          double* c = &acc[static_cast<std::size_t>(r) * JB];
+          const R a = p.A[static_cast<std::size_t>(ib + r) * K + k];
+          R* c = &acc[static_cast<std::size_t>(r) * JB];
           for (int j = 0; j < cols; ++j) c[j] += a * b[j];
         }
       }
@@ -84,8 +85,11 @@ Problem<T> make_problem(const Dims& dims, std::uint64_t seed) {
 
   p.row_tolerance.assign(dims.M, 0.0);
   if constexpr (std::is_floating_point_v<T>) {
-    const double u = std::ldexp(1.0, -24);
-    const double gamma = dims.K * u / (1.0 - dims.K * u);
+    // The device's rounding in the type's u, plus the reference's own: a K-term dot product in
+    // double, within gamma_K for u = 2^-53 (for float a small share of the bound; for double it
+    // doubles it, still a bound of double's accuracy).
+    const auto gamma_k = [&](double u) { return dims.K * u / (1.0 - dims.K * u); };
+    const double gamma = gamma_k(lab::unit_roundoff<T>()) + gamma_k(lab::unit_roundoff<double>());
     std::vector<double> b_max(dims.K, 0.0);
     for (int k = 0; k < dims.K; ++k) {
       for (int j = 0; j < dims.N; ++j) {
@@ -104,25 +108,26 @@ Problem<T> make_problem(const Dims& dims, std::uint64_t seed) {
   return p;
 }
 
+template <typename T>
 double reference_rate() {
   // 64 rows of C per host thread (4 blocks each), 512 x 512: about 10 ms on every core.
   const int threads = std::max(1u, std::thread::hardware_concurrency());
   const Dims sample{64 * threads, 512, 512};
   const auto start = std::chrono::steady_clock::now();
-  make_problem<float>(sample, 1);
+  make_problem<T>(sample, 1);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return double(sample.M) * sample.N * sample.K / std::max(seconds, 1e-9);
 }
 
-void check_reference_time(const Dims& dims) {
+void check_reference_time(const Dims& dims, const std::string& dtype) {
   const double macs = double(dims.M) * dims.N * dims.K;
   if (macs < 1e9) return;  // a second at most on any host: not worth measuring
   double limit = kHostTimeLimit;
   if (const char* text = std::getenv("LAB_HOST_TIME_LIMIT"); text != nullptr && *text != '\0') {
     limit = lab::parse_positive("LAB_HOST_TIME_LIMIT", text, 1e-3, 1e9);
   }
-  const double rate = reference_rate();
+  const double rate = dtype == "double" ? reference_rate<double>() : reference_rate<float>();
   const double seconds = macs / rate;
   if (seconds <= limit) return;
   char numbers[160];
@@ -152,7 +157,7 @@ void rate_against_peak(lab::Result& row, const Peak& peak) {
   if (peak.gflops > 0) {
     lab::Reference reference{peak.name, peak.gflops, "GFLOP/s",
                              "peak ~" + std::to_string(std::lround(peak.gflops))};
-    reference.short_name = "FP32 peak";
+    reference.short_name = peak.short_name;
     lab::set_reference(row, reference);
   }
 }
@@ -322,19 +327,19 @@ std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostrea
   return row;
 }
 
-template Problem<float> make_problem<float>(const Dims&, std::uint64_t);
-template Problem<int> make_problem<int>(const Dims&, std::uint64_t);
-template Buffers<float> make_buffers<float>(lab::Env&, Problem<float>&, const Reach&);
-template Buffers<int> make_buffers<int>(lab::Env&, Problem<int>&, const Reach&);
-template lab::CheckResult check_result<float>(const float*, const Problem<float>&,
-                                              const std::string&, std::ostream&);
-template lab::CheckResult check_result<int>(const int*, const Problem<int>&, const std::string&,
-                                            std::ostream&);
-template lab::Result run_variant<float>(lab::Env&, const Variant&, const Tuning&, const lab::Stage&,
-                                        const Problem<float>&, Buffers<float>&, const Peak&);
-template lab::Result run_variant<int>(lab::Env&, const Variant&, const Tuning&, const lab::Stage&,
-                                      const Problem<int>&, Buffers<int>&, const Peak&);
-template std::optional<lab::Result> run_sequential<float>(const Problem<float>&, std::ostream&);
-template std::optional<lab::Result> run_sequential<int>(const Problem<int>&, std::ostream&);
+// The element types the lab runs: float, double and int.
+#define MATMUL_INSTANTIATE(T)                                                                      \
+  template Problem<T> make_problem<T>(const Dims&, std::uint64_t);                                 \
+  template double reference_rate<T>();                                                             \
+  template Buffers<T> make_buffers<T>(lab::Env&, Problem<T>&, const Reach&);                       \
+  template lab::CheckResult check_result<T>(const T*, const Problem<T>&, const std::string&,       \
+                                            std::ostream&);                                        \
+  template lab::Result run_variant<T>(lab::Env&, const Variant&, const Tuning&, const lab::Stage&, \
+                                      const Problem<T>&, Buffers<T>&, const Peak&);                \
+  template std::optional<lab::Result> run_sequential<T>(const Problem<T>&, std::ostream&);
+MATMUL_INSTANTIATE(float)
+MATMUL_INSTANTIATE(double)
+MATMUL_INSTANTIATE(int)
+#undef MATMUL_INSTANTIATE
 
 }  // namespace matmul

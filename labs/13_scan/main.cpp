@@ -293,7 +293,7 @@ int main(int argc, char** argv) {
 
         // 2. Device, and the tunables shaped for it
         lab::Env env = lab::open_device(opt, cli.out());
-        lab::Tuning defaults = scan::default_tuning(env.device);
+        lab::Tuning defaults = scan::default_tuning(env.device, s.dtype == "double" ? 8 : 4);
         defaults = scan::vec_dividing(defaults, tuning_options.apply(defaults));
         // in and out (+ copy), host in, reference
         lab::check_memory(env, s.n * (s.dtype == "double" ? 8 : 4), 2, 4, "-n");

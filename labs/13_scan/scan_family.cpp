@@ -224,14 +224,21 @@ const Family& family() {
   return table;
 }
 
-lab::Tuning default_tuning(const cl::Device& device) {
+lab::Tuning default_tuning(const cl::Device& device, std::size_t element) {
   const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+  // A GPU's tile: 8192 floats or 4096 doubles, 32 KiB of local memory either way (a tile of
+  // 8192 doubles would not fit the 48 KiB an NVIDIA kernel gets). In double, 128 work-items of 32
+  // elements: on an H200 at 2^28, 70.9% of the copy kernel, against 65.5% for 256 of 16 and 56.0%
+  // for 128 of 16.
+  if (gpu && element == 8) {
+    return lab::Tuning().with({{"LOCAL", 64}, {"GROUP", 128}, {"PER_ITEM", 32}, {"VEC", 1}});
+  }
   if (gpu) return lab::Tuning().with({{"LOCAL", 64}, {"GROUP", 256}, {"PER_ITEM", 32}, {"VEC", 1}});
-  // VEC: the SIMD unit's float lanes (16 with AVX-512, 8 with AVX2), as reduction's VW.
-  return lab::Tuning().with({{"LOCAL", 8},
-                             {"GROUP", 1},
-                             {"PER_ITEM", 65536},
-                             {"VEC", lab::cpu_simd_unit(device).float_lanes}});
+  // VEC: a SIMD register's lanes of the element (16 floats or 8 doubles with AVX-512, 8 or 4
+  // with AVX2), as reduction's VW.
+  const int lanes = lab::cpu_simd_unit(device).float_lanes * 4 / int(element);
+  return lab::Tuning().with(
+      {{"LOCAL", 8}, {"GROUP", 1}, {"PER_ITEM", 65536}, {"VEC", std::max(1, lanes)}});
 }
 
 lab::Tuning vec_dividing(lab::Tuning defaults, const lab::Tuning& chosen) {

@@ -47,7 +47,9 @@ const Family& family();
 // A CPU (PoCL runs a group's work-items one after another on one core): groups of 8 for the
 // one-group rows; the tiled rows one work-item a group, with 65536 elements (a 256 KiB tile, read
 // again from the core's cache) as vectors as wide as the SIMD unit (lab::cpu_simd_unit).
-lab::Tuning default_tuning(const cl::Device& device);
+// `element`: the element's size in bytes (a double's tile on a GPU is 128 work-items of 32, half
+// as many elements in the same 32 KiB; a CPU's vectors hold half as many doubles).
+lab::Tuning default_tuning(const cl::Device& device, std::size_t element = 4);
 
 // `defaults` with VEC's default halved until it divides the PER_ITEM of `chosen` (the defaults
 // with the command line applied), so that --per-item alone never asks for a width that cannot be.
