@@ -267,12 +267,15 @@ Tuning default_tuning(const cl::Device& device, std::size_t element) {
   // an H100 at 4095x4097x4093: checks 29.4 TFLOP/s, pad 42.6. On PoCL (2-core AMD EPYC VM,
   // AVX-512) at 1023x1025x1021: checks 60 GFLOP/s, pad 458, against 420 at 1024.
   // regtile_simple: 64x64 blocks, 4x4 elements per work-item in 16x16 work-groups, two tiles of
-  // 16 KiB each, on every device.
+  // 16 KiB each (32 KiB each in double), on every device; 32x32 blocks in 8x8 groups where the two
+  // tiles would not fit the device's local memory (an NVIDIA kernel's 48 KiB, in double).
+  const std::uint64_t two_tiles = 2 * 64 * 64 * element;
+  const int block = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>() >= two_tiles ? 64 : 32;
   const Tuning t = Tuning().with({{"LOCAL_2D", 16},
                                   {"LOCAL_1D", 64},
                                   {"TS", 16},
                                   {"KMAX", 1024},
-                                  {"BLOCK", 64},
+                                  {"BLOCK", block},
                                   {"WPT", 4},
                                   {"EDGES", 1}});
   const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
