@@ -17,7 +17,8 @@ scripts/sweep.sh). A block names what it shows with attributes (values with spac
   cols=C,...     columns after device and variant, from: size, median, min, rate, share
                  (percentage of the lab's reference with its range over the rounds), reference
                  (the reference's rate), speedup (the lab's speed-up column), measured (what a
-                 check measured, events), vs (this row's median over the median of row `base`)
+                 check measured, events), error (the largest difference from the reference the
+                 check found: max_abs_error), vs (this row's median over the median of row `base`)
                  Default: size,median,rate,share.
   base=VARIANT   the row the `vs` column divides by (required by cols=vs)
   devices=D,...  folders under docs/results/runs, in order (default: every folder whose run.json
@@ -51,7 +52,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "docs" / "results" / "runs"
 BEGIN = re.compile(r"^<!-- figures:begin (?P<attrs>.*?) -->\s*$")
 END = "<!-- figures:end -->"
-COLUMNS = ("size", "median", "min", "rate", "share", "reference", "speedup", "measured", "vs")
+COLUMNS = ("size", "median", "min", "rate", "share", "reference", "speedup", "measured", "error",
+           "vs")
 
 
 # Columns a row may lack (a run too short to compare with the reference prints a note instead):
@@ -205,6 +207,8 @@ def cell(column: str, row: dict, base: dict | None, where: str) -> str:
         if row.get("measured") is None and row.get("status") == "SKIPPED":
             return f"SKIPPED: {row.get('skip_reason', '')}".strip()
         return need("measured")
+    if column == "error":
+        return f"{need('max_abs_error'):.3g}"
     if column == "vs":
         assert base is not None
         return fmt_ratio(base["time_s"]["median"] / need("time_s")["median"])
@@ -292,7 +296,8 @@ def render(attrs: dict[str, str], runs: Path = RUNS) -> str:
     sizes = {int(s) if s.isdigit() else s for s in attrs.get("sizes", "").split(",") if s}
     vs_label = f"vs {attrs['base']}" if "vs" in cols else ""
     header = ["device", "variant"] + [
-        {"share": "of reference", "vs": vs_label, "median": "median time"}.get(c, c) for c in cols
+        {"share": "of reference", "vs": vs_label, "median": "median time",
+         "error": "largest error"}.get(c, c) for c in cols
     ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     captions = []

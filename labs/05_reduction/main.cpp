@@ -238,7 +238,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
       made.back().tuning = chosen->source;
     }
     driver.check_any_ran(made);
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (std::is_floating_point_v<T>) {
       if (s.peers) {
         for (lab::Result& row : reduction::peer_rows(env, terms, x.buffer(), y.buffer(),
                                                      result.buffer(), opt, cli.out())) {
@@ -300,7 +300,8 @@ int main(int argc, char** argv) {
                        {"host", "device"});
         lab::TuningOptions tuning_options(cli, family.tunables);
         cli.add_flag("--peers", s.peers,
-                     "Also time OpenBLAS (host) and CLBlast (device) sdot/ssum, when installed");
+                     "Also time OpenBLAS (host) and CLBlast (device) sdot/ssum (ddot/dsum in "
+                     "double), when installed");
         cli.parse();
         tuning_options.check();
         const auto& opt = cli.options();

@@ -1,6 +1,7 @@
 // peers.hpp: the libraries the reduction is measured against in the same run, loaded with dlopen
-// when installed: OpenBLAS's cblas_sdot / cblas_ssum on the host and CLBlast's CLBlastSdot /
-// CLBlastSsum on the chosen OpenCL device (float only: neither has an int version).
+// when installed: OpenBLAS's cblas_sdot / cblas_ssum (cblas_ddot / cblas_dsum for double) on the
+// host and CLBlast's CLBlastSdot / CLBlastSsum (CLBlastDdot / CLBlastDsum) on the chosen OpenCL
+// device. T is float or double: neither library has an int version.
 #pragma once
 
 #include "reference.hpp"
@@ -13,27 +14,30 @@
 
 namespace reduction {
 
+template <typename T>
 struct PeerRun {
   std::string name;
-  float total = 0;
+  T total = 0;
   lab::Timing timing;  // host clock
   std::string note;
 };
 
-// cblas_sdot(x, y) or cblas_ssum(x) on the host, warm-up and repetitions on the host clock.
-std::optional<PeerRun> run_openblas(const lab::HostVector<float>& x,
-                                    const lab::HostVector<float>& y, bool dot,
-                                    const lab::Options& options, std::ostream& out);
+// cblas_?dot(x, y) or cblas_?sum(x) on the host, warm-up and repetitions on the host clock.
+template <typename T>
+std::optional<PeerRun<T>> run_openblas(const lab::HostVector<T>& x, const lab::HostVector<T>& y,
+                                       bool dot, const lab::Options& options, std::ostream& out);
 
-// CLBlastSdot or CLBlastSsum over the lab's own device buffers, into `result`, timed on the host
+// CLBlast?dot or CLBlast?sum over the lab's own device buffers, into `result`, timed on the host
 // clock up to clFinish (CLBlast may run more than one kernel).
-std::optional<PeerRun> run_clblast(lab::Env& env, const cl::Buffer& x, const cl::Buffer& y,
-                                   const cl::Buffer& result, std::uint64_t n, bool dot,
-                                   const lab::Options& options, std::ostream& out);
+template <typename T>
+std::optional<PeerRun<T>> run_clblast(lab::Env& env, const cl::Buffer& x, const cl::Buffer& y,
+                                      const cl::Buffer& result, std::uint64_t n, bool dot,
+                                      const lab::Options& options, std::ostream& out);
 
 // The rows of the peers that are installed, each checked against the bound of any order of
-// additions: OpenBLAS on the host's x and y, CLBlast on the lab's buffers.
-std::vector<lab::Result> peer_rows(lab::Env& env, const Terms<float>& terms, const cl::Buffer& x,
+// additions in T: OpenBLAS on the host's x and y, CLBlast on the lab's buffers.
+template <typename T>
+std::vector<lab::Result> peer_rows(lab::Env& env, const Terms<T>& terms, const cl::Buffer& x,
                                    const cl::Buffer& y, const cl::Buffer& result,
                                    const lab::Options& options, std::ostream& out);
 

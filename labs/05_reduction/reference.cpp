@@ -100,11 +100,12 @@ lab::CheckResult check_total(const Terms<T>& terms, T total, std::uint64_t heigh
   return check;
 }
 
-lab::CheckResult check_any_order(const Terms<float>& terms, float total, const std::string& what,
+template <typename T>
+lab::CheckResult check_any_order(const Terms<T>& terms, T total, const std::string& what,
                                  std::ostream& err, std::string& note) {
   const std::uint64_t n = terms.x.size();
   const double allowed =
-      gamma(n + terms.product_rounding(), lab::unit_roundoff<float>()) * terms.magnitude +
+      gamma(n + terms.product_rounding(), lab::unit_roundoff<T>()) * terms.magnitude +
       terms.reference_error;
   const lab::CheckResult check = lab::compare_each(
       &total, &terms.reference, 1, [&](std::size_t) { return allowed; }, err, what);
@@ -120,6 +121,10 @@ lab::CheckResult check_any_order(const Terms<float>& terms, float total, const s
   return check;
 }
 
+template lab::CheckResult check_any_order<float>(const Terms<float>&, float, const std::string&,
+                                                 std::ostream&, std::string&);
+template lab::CheckResult check_any_order<double>(const Terms<double>&, double, const std::string&,
+                                                  std::ostream&, std::string&);
 template struct Terms<float>;
 template struct Terms<double>;
 template struct Terms<int>;

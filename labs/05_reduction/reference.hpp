@@ -48,7 +48,8 @@ lab::CheckResult check_total(const Terms<T>& terms, T total, std::uint64_t heigh
                              const std::string& what, std::ostream& err, std::string& note);
 
 // A peer's total (a library whose order of additions is unknown) against the bound of any order.
-lab::CheckResult check_any_order(const Terms<float>& terms, float total, const std::string& what,
+template <typename T>
+lab::CheckResult check_any_order(const Terms<T>& terms, T total, const std::string& what,
                                  std::ostream& err, std::string& note);
 
 }  // namespace reduction
