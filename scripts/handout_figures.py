@@ -99,7 +99,13 @@ def load_json(path: Path):
 
 
 def device_label(run: dict) -> str:
-    """The device as a reader can place it: the GPU's name, or PoCL with the CPU it runs on."""
+    """The device as a reader can place it: the GPU's name, or PoCL with the CPU it runs on; and
+    the run's label, where it has one ("in double precision")."""
+    suffix = f" ({run['label']})" if run.get("label") else ""
+    return device_name(run) + suffix
+
+
+def device_name(run: dict) -> str:
     device = run["device"]
     platform = device.get("platform", {}).get("name", "")
     if "Portable Computing Language" in platform or "PoCL" in device.get("opencl_version", ""):
@@ -115,7 +121,7 @@ def device_label(run: dict) -> str:
 def device_caption(name: str, run: dict) -> str:
     device = run["device"]
     label = device_label(run)
-    named = "" if label == device["name"] else f"{device['name']}, "
+    named = "" if device_name(run) == device["name"] else f"{device['name']}, "
     return f"{label} (`runs/{name}`: {named}driver {device.get('driver_version', '?')})"
 
 
@@ -216,11 +222,13 @@ def cell(column: str, row: dict, base: dict | None, where: str) -> str:
 
 
 def block_devices(attrs: dict[str, str], runs: Path) -> list[str]:
-    """The block's devices=, else every kept run that ran the block's lab, sorted."""
+    """The block's devices=, else every kept run that ran the block's lab, sorted; a run with a
+    label (a double-precision run of a device) only where a block names it."""
     named = [d for d in attrs.get("devices", "").split(",") if d]
     return named or sorted(
         p.name for p in runs.iterdir()
         if (p / "run.json").exists() and attrs["lab"] in load_json(p / "run.json").get("labs", {})
+        and not load_json(p / "run.json").get("label")
     )
 
 

@@ -1141,7 +1141,10 @@ def results_page(runs, labs, run_dirs):
     test can make it again and compare."""
     command = ("/usr/bin/python3 scripts/report.py render --markdown-only --results-md "
                "docs/results.md " + " ".join(shown_path(d) for d in run_dirs))
-    headings = [f"{r['manifest']['device'].get('name', '?')}" for r in runs]
+    # A run's `label` (say "double precision") tells apart two runs of one device.
+    headings = [r["manifest"]["device"].get("name", "?") +
+                (f" ({r['manifest']['label']})" if r["manifest"].get("label") else "")
+                for r in runs]
     lines = [
         "# Results",
         "",
