@@ -17,6 +17,8 @@
 
 namespace {
 
+// Steps 4-13 for elements of type T: float, or double with --dtype double.
+template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const vector_add::Settings& s,
         const lab::TuningOptions& tuning_options);
 
@@ -25,8 +27,8 @@ int run(lab::Cli& cli, lab::Env& env, const vector_add::Settings& s,
 int main(int argc, char** argv) {
   return lab::run_main(
       argc, argv, "vector_add", "c = a + b on an OpenCL device", [](lab::Cli& cli) {
-        // 1. Options (vector_add_family.cpp): -n, --variant, the tunables (--local, --per-item),
-        //    --mode, --no-fetch, --skip-finish
+        // 1. Options (vector_add_family.cpp): -n, --dtype, --variant, the tunables (--local,
+        //    --per-item, --vector-width), --mode, --no-fetch, --skip-finish
         vector_add::Settings s;
         vector_add::add_size_and_variant(cli, s);
         lab::TuningOptions tuning_options(cli, vector_add::family().tunables);
@@ -38,18 +40,22 @@ int main(int argc, char** argv) {
         //    a, b, c and the copy's two buffers must fit on it, and a, b, c and the reference on
         //    the host
         lab::Env env = lab::pick_device(cli.options(), cli.out());
-        lab::check_memory(env, s.n * sizeof(float), 5, 6, "-n");
+        const bool fp64 = s.dtype == "double";
+        if (fp64) lab::require_fp64(env, "vector_add");  // exit 77, with a sentence, without it
+        lab::check_memory(env, s.n * (fp64 ? sizeof(double) : sizeof(float)), 5, 6, "-n");
 
         // 3. A context on the device, and an in-order queue that records profiling information
         env.context = cl::Context(env.device);
         env.queue = cl::CommandQueue(env.context, env.device, CL_QUEUE_PROFILING_ENABLE);
         lab::trace_queue(env.queue);
-        return run(cli, env, s, tuning_options);
+        return fp64 ? run<double>(cli, env, s, tuning_options)
+                    : run<float>(cli, env, s, tuning_options);
       });
 }
 
 namespace {
 
+template <typename T>
 int run(lab::Cli& cli, lab::Env& env, const vector_add::Settings& s,
         const lab::TuningOptions& tuning_options) {
   // 4. Host data and the reference. Each host array sits between two guard zones, the one after
@@ -58,33 +64,36 @@ int run(lab::Cli& cli, lab::Env& env, const vector_add::Settings& s,
   //    there, and step 12 says so.
   const auto& opt = cli.options();
   const lab::Tuning defaults = vector_add::default_tuning();
+  const std::string real = lab::opencl_type_name<T>();  // "float" or "double", the kernel's REAL
   lab::VariantDriver driver(cli, env, vector_add::family(), s.variant, tuning_options, defaults,
-                            "float", double(s.n));
-  const std::uint64_t reach = vector_add::guard_reach(env, driver, s.n);
-  const auto a0 = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 0), 0.0f, 1.0f);
-  const auto b0 = lab::random_vector<float>(s.n, lab::derive_seed(opt.seed, 1), 0.0f, 1.0f);
-  lab::HostVector<float> reference(s.n);
+                            real, double(s.n));
+  const std::uint64_t reach = vector_add::guard_reach(env, driver, s.n, sizeof(T));
+  const auto a0 = lab::random_vector<T>(s.n, lab::derive_seed(opt.seed, 0), T(0), T(1));
+  const auto b0 = lab::random_vector<T>(s.n, lab::derive_seed(opt.seed, 1), T(0), T(1));
+  lab::HostVector<T> reference(s.n);
   for (std::uint64_t i = 0; i < s.n; ++i) reference[i] = a0[i] + b0[i];
-  lab::GuardedArray<float> a_host(env.device, s.n, reach, a0.data());
-  lab::GuardedArray<float> b_host(env.device, s.n, reach, b0.data());
-  lab::GuardedArray<float> c_host(env.device, s.n, reach);  // NaN: an element never written shows
+  lab::GuardedArray<T> a_host(env.device, s.n, reach, a0.data());
+  lab::GuardedArray<T> b_host(env.device, s.n, reach, b0.data());
+  lab::GuardedArray<T> c_host(env.device, s.n, reach);  // NaN: an element never written shows
   const cl::Context& context = env.context;
   const cl::CommandQueue& queue = env.queue;
 
   // The yardstick, which every run below takes turns with: the faster of a float and a float4
-  // copy kernel over plain buffers (vector_add_family.cpp)
-  const lab::CopyBaseline copy =
-      vector_add::measure_yardstick(env, opt, tuning_options.apply(defaults), s.n, cli.out());
+  // copy kernel over plain buffers of the same bytes (vector_add_family.cpp)
+  const lab::CopyBaseline copy = vector_add::measure_yardstick(
+      env, opt, tuning_options.apply(defaults), s.n, sizeof(T), cli.out());
   const lab::InTurnsWith turns(copy.launch, copy.settle);
   nlohmann::json details = nlohmann::json::object();
 
   // Steps 5-12 for each chosen variant, with its tuning (with --tune, first for each candidate)
   const auto run_variant = [&](const vector_add::Variant& v, const lab::Tuning& t,
                                const lab::Stage& stage) {
-    // 5. Read the kernel file and build it, the variant's tunables as -D defines (a work-group
-    //    the device cannot run is refused first); print the build log when it fails
-    const lab::KernelPlan plan = lab::plan_kernel(vector_add::family(), v, s.n, t, {},
-                                                  vector_add::signature(), sizeof(float));
+    // 5. Read the kernel file and build it, the element type (-D REAL, and -D FP64=1 for double)
+    //    and the variant's tunables as -D defines (a work-group the device cannot run is refused
+    //    first); print the build log when it fails
+    const lab::KernelPlan plan =
+        lab::plan_kernel(vector_add::family(), v, s.n, t, lab::real_defines(real),
+                         vector_add::signature(real), sizeof(T));
     lab::check_before_build(env, plan);
     const lab::KernelText file =
         lab::load_kernel(env, stage.options, plan.kernel_file, plan.defines, stage.out);
@@ -110,7 +119,7 @@ int run(lab::Cli& cli, lab::Env& env, const vector_add::Settings& s,
               << "\n";
 
     // 7. Buffers over the host arrays (their guard zones included), made the way --mode says
-    const auto make_buffer = [&](cl_mem_flags access, lab::GuardedArray<float>& host,
+    const auto make_buffer = [&](cl_mem_flags access, lab::GuardedArray<T>& host,
                                  const std::string& mode) {
       if (mode == "copy") {  // the runtime copies the host array now
         return cl::Buffer(context, access | CL_MEM_COPY_HOST_PTR, host.bytes(), host.all());
@@ -142,7 +151,7 @@ int run(lab::Cli& cli, lab::Env& env, const vector_add::Settings& s,
     const cl::Buffer b = b_all.createSubBuffer(0, CL_BUFFER_CREATE_TYPE_REGION, &b_data);
     const cl::Buffer c = c_all.createSubBuffer(0, CL_BUFFER_CREATE_TYPE_REGION, &c_data);
 
-    // 8. The arguments of __kernel void vector_add(ulong n, global float* a, b, c)
+    // 8. The arguments of __kernel void vector_add(ulong n, global REAL* a, b, c)
     kernel.setArg(0, cl_ulong{s.n});
     kernel.setArg(1, a);
     kernel.setArg(2, b);
@@ -176,16 +185,15 @@ int run(lab::Cli& cli, lab::Env& env, const vector_add::Settings& s,
     // 11. Read c back: a read for copy and write, a map for use and alloc (the buffer's memory
     //     is the host's; the map makes the device's writes visible there)
     const bool map = c_mode == "use" || c_mode == "alloc";
-    float* result = c_host.data();
+    T* result = c_host.data();
     if (map) {
-      result = static_cast<float*>(
-          queue.enqueueMapBuffer(c, CL_TRUE, CL_MAP_READ, 0, s.n * sizeof(float)));
+      result = static_cast<T*>(queue.enqueueMapBuffer(c, CL_TRUE, CL_MAP_READ, 0, s.n * sizeof(T)));
     } else {
-      queue.enqueueReadBuffer(c, CL_TRUE, 0, s.n * sizeof(float), result);
+      queue.enqueueReadBuffer(c, CL_TRUE, 0, s.n * sizeof(T), result);
     }
 
-    // 12. Check every element, exactly (float addition is correctly rounded in OpenCL C), and
-    //     that nothing was written in the guard zones around c
+    // 12. Check every element, exactly (float and double addition are correctly rounded in
+    //     OpenCL C), and that nothing was written in the guard zones around c
     const lab::CheckResult check =
         lab::compare(result, reference.data(), s.n, lab::Tolerance::exact(), stage.err, "c");
     if (map) queue.enqueueUnmapMemObject(c, result);
@@ -213,7 +221,7 @@ int run(lab::Cli& cli, lab::Env& env, const vector_add::Settings& s,
   driver.check_any_ran(rows);
 
   // 13. The report: each variant's rate against the copy's
-  return vector_add::report(cli, env, std::move(rows), copy, details, s.n, s.mode);
+  return vector_add::report(cli, env, std::move(rows), copy, details, s.n, s.mode, s.dtype);
 }
 
 }  // namespace

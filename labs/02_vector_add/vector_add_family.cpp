@@ -26,6 +26,7 @@ std::uint64_t per_work_item(const std::string& variant, const lab::Tuning& t) {
 Family make_family() {
   Family f;
   f.name = "vector_add";
+  // 12 bytes an element: a and b read, c written, 4-byte floats (make_row scales it for double).
   f.work = [](const Length& n) { return lab::Work{double(n), 12.0 * double(n)}; };
 
   lab::Tunable local;
@@ -93,6 +94,8 @@ Family make_family() {
 
 void add_size_and_variant(lab::Cli& cli, Settings& s) {
   cli.add_size("-n,--size", s.n, "Number of elements (any n >= 1; 2^20 works too)");
+  cli.add_choice("--dtype", s.dtype, "Element type: float or double (a device with fp64)",
+                 {"float", "double"});
   lab::add_variant_option(cli, family(), s.variant,
                           " (default: element, or per_item with --per-item)");
 }
@@ -130,23 +133,24 @@ lab::Tuning default_tuning() {
   return t;
 }
 
-lab::KernelSignature signature() {
+lab::KernelSignature signature(const std::string& real) {
   return {"",
           {{"", "ulong", "n"},
-           {"global", "float*", "a", true},
-           {"global", "float*", "b", true},
-           {"global", "float*", "c"}}};
+           {"global", real + "*", "a", true},
+           {"global", real + "*", "b", true},
+           {"global", real + "*", "c"}}};
 }
 
 std::uint64_t guard_reach(const lab::Env& env,
-                          const lab::VariantDriver<Length, lab::NoExtra>& driver, Length n) {
+                          const lab::VariantDriver<Length, lab::NoExtra>& driver, Length n,
+                          std::size_t element) {
   std::uint64_t reach = 0;
   const std::uint64_t group_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   driver.each_launch([&](const Variant& v, const lab::Tuning& t) {
     if (std::uint64_t(t["LOCAL"]) <= group_max) reach = std::max(reach, v.covers(n, t)[0] - n);
   });
   if (reach > 0) {
-    lab::check_memory(env, (n + reach) * sizeof(float), 3, 3,
+    lab::check_memory(env, (n + reach) * element, 3, 3,
                       "-n, --local or --per-item (the launch, padded to whole work-groups of "
                       "work-items that add PER_ITEM elements each, reaches " +
                           std::to_string(n + reach) + " elements)");
@@ -154,14 +158,15 @@ std::uint64_t guard_reach(const lab::Env& env,
   return reach;
 }
 
-nlohmann::json look_without_waiting(const cl::CommandQueue& queue, lab::GuardedArray<float>& host,
-                                    const cl::Buffer& c, const float* reference, Length n,
+template <typename T>
+nlohmann::json look_without_waiting(const cl::CommandQueue& queue, lab::GuardedArray<T>& host,
+                                    const cl::Buffer& c, const T* reference, Length n,
                                     const std::function<cl::Event()>& launch, std::ostream& out) {
   host.reset(queue, c);
   const cl::Event event = launch();
   const cl_int before = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
   std::uint64_t seen = 0;
-  const float* values = host.data();
+  const T* values = host.data();
   for (std::uint64_t i = 0; i < n; ++i) seen += values[i] == reference[i] ? 1 : 0;
   const cl_int after = event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
   out << "Without waiting: " << seen << " of " << n
@@ -173,6 +178,17 @@ nlohmann::json look_without_waiting(const cl::CommandQueue& queue, lab::GuardedA
           {"status_when_looking", status_name(before)},
           {"status_after_looking", status_name(after)}};
 }
+
+template nlohmann::json look_without_waiting<float>(const cl::CommandQueue&,
+                                                    lab::GuardedArray<float>&, const cl::Buffer&,
+                                                    const float*, Length,
+                                                    const std::function<cl::Event()>&,
+                                                    std::ostream&);
+template nlohmann::json look_without_waiting<double>(const cl::CommandQueue&,
+                                                     lab::GuardedArray<double>&, const cl::Buffer&,
+                                                     const double*, Length,
+                                                     const std::function<cl::Event()>&,
+                                                     std::ostream&);
 
 std::string describe_outside(const lab::GuardCheck& guard) {
   std::string hint;
@@ -186,10 +202,12 @@ std::string describe_outside(const lab::GuardCheck& guard) {
 }
 
 lab::CopyBaseline measure_yardstick(lab::Env& env, const lab::Options& options,
-                                    const lab::Tuning& tuning, Length n, std::ostream& out) {
+                                    const lab::Tuning& tuning, Length n, std::size_t element,
+                                    std::ostream& out) {
   const std::uint64_t local = std::uint64_t(tuning["LOCAL"]);
   const std::uint64_t group_max = env.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-  return lab::measure_copy(env, options, n, local <= group_max ? local : 0, out);
+  // The copy moves floats: as many of them as the vectors have bytes / 4.
+  return lab::measure_copy(env, options, n * element / 4, local <= group_max ? local : 0, out);
 }
 
 lab::Result make_row(const Variant& v, const lab::Tuning& t, const Settings& s,
@@ -199,14 +217,15 @@ lab::Result make_row(const Variant& v, const lab::Tuning& t, const Settings& s,
   if (!outside.empty()) err << "vector_add: " << outside << "\n";
   lab::Result row = lab::bandwidth_row(
       v.name + " mode=" + s.mode + (s.host_result() ? " result=use" : ""),
-      lab::Size("n", std::int64_t(s.n)), timing, family().work(s.n).bytes, check, guard.total());
+      lab::Size("n", std::int64_t(s.n)), timing,
+      family().work(s.n).bytes * (s.dtype == "double" ? 2 : 1), check, guard.total());
   row.tunables = t.row(v.tunables);
   return row;
 }
 
 int report(const lab::Cli& cli, const lab::Env& env, std::vector<lab::Result> rows,
-           const lab::CopyBaseline& copy, nlohmann::json details, Length n,
-           const std::string& mode) {
+           const lab::CopyBaseline& copy, nlohmann::json details, Length n, const std::string& mode,
+           const std::string& dtype) {
   lab::Report report("vector_add", lab::describe_device(env));
   for (lab::Result& row : rows) {
     lab::relate_to_copy(row, copy);
@@ -215,6 +234,7 @@ int report(const lab::Cli& cli, const lab::Env& env, std::vector<lab::Result> ro
   report.details() = std::move(details);
   report.details()["n"] = n;
   report.details()["mode"] = mode;
+  report.details()["dtype"] = dtype;
   report.details()["tolerance"] = lab::Tolerance::exact().describe();
   report.details()["copy"] = copy.details;
   report.print(cli.format(), std::cout);
