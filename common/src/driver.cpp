@@ -5,6 +5,7 @@
 #include "lab/ndrange.hpp"
 #include "lab/program.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <numeric>
@@ -30,12 +31,19 @@ void check_before_build(const Env& env, const KernelPlan& plan) {
   const std::uint64_t local_available = env.device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   const std::uint64_t declared = plan.declared_local_bytes + plan.limits.dynamic_local_bytes;
   if (declared > local_available) {
-    throw RuntimeError(plan.signature.name + " needs " + format_bytes(double(declared)) +
-                       " of local memory" + (plan.tuning.empty() ? "" : " with " + plan.tuning) +
+    // Rounded, the two can read the same ("2.00 MiB ... has 2 MiB"): then in bytes.
+    std::string need = format_bytes(double(declared));
+    std::string have = format_bytes(double(local_available));
+    const auto unit = [](const std::string& text) { return text.substr(text.find(' ')); };
+    if (unit(need) == unit(have) && std::fabs(std::stod(need) - std::stod(have)) < 0.01) {
+      need = std::to_string(declared) + " bytes";
+      have = std::to_string(local_available) + " bytes";
+    }
+    throw RuntimeError(plan.signature.name + " needs " + need + " of local memory" +
+                       (plan.tuning.empty() ? "" : " with " + plan.tuning) +
                        (plan.limits.dynamic_local_bytes ? " (its __local arguments and arrays)"
                                                         : " (its __local arrays)") +
-                       ", but the device has " + format_bytes(double(local_available)) + ": " +
-                       plan.limits.local_advice);
+                       ", but the device has " + have + ": " + plan.limits.local_advice);
   }
 }
 

@@ -380,15 +380,24 @@ void check_kernel_under_oclgrind(const std::string& lab, int argc, char** argv,
   } else if (code == 0) {
     check.state = KernelCheck::State::clean;
   } else if (code == 1) {
-    // Wrong results on the simulator with no report: a race PoCL's runs hide.
+    // Wrong results on the simulator with no report: a race PoCL's runs hide, or a kernel that
+    // is wrong everywhere; or no build at all there.
     const std::string why = failure_line(output);
     check.state = KernelCheck::State::failed;
     check.wrong_results = true;
-    check.sentence =
-        "under Oclgrind, which runs a group's work-items in another order, the "
-        "results were wrong" +
-        (why.empty() ? std::string() : " (" + why + ")") +
-        ": a missing barrier or an update that is not atomic is the usual cause";
+    if (why.find("failed to build") != std::string::npos) {
+      check.sentence =
+          "under Oclgrind the kernel did not build (" + why +
+          "): Oclgrind runs the lab with its own device's default tunables, so a kernel must "
+          "take what a tunable sets from its macro (VW, TILE, ...), not write it in";
+    } else {
+      check.sentence =
+          "under Oclgrind, which runs a group's work-items in another order, the "
+          "results were wrong" +
+          (why.empty() ? std::string() : " (" + why + ")") +
+          ": where they are right on the device itself, a missing barrier or an update that is "
+          "not atomic is the usual cause";
+    }
   } else {
     check.state = KernelCheck::State::unchecked;
     const std::string why = failure_line(output);

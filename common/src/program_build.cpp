@@ -212,16 +212,26 @@ KernelText load_kernel(const Env& env, const Options& options, const std::string
   return text;
 }
 
+namespace {
+
+// The build log with NVIDIA's "<kernel>:LINE:COL" named after the file.
+std::string named_log(const KernelText& text, std::string log) {
+  for (std::size_t at = log.find("<kernel>:"); at != std::string::npos;
+       at = log.find("<kernel>:", at + text.path.size())) {
+    log.replace(at, 8, text.path);
+  }
+  return log;
+}
+
+}  // namespace
+
 void build_failed(const KernelText& text, const cl::Error& error, std::string log) {
   const std::string printed = detail::release_compiler_output(text);
   if (error.err() != CL_BUILD_PROGRAM_FAILURE && error.err() != CL_INVALID_BUILD_OPTIONS) {
     std::cerr << printed;
     throw error;
   }
-  for (std::size_t at = log.find("<kernel>:"); at != std::string::npos;
-       at = log.find("<kernel>:", at + text.path.size())) {
-    log.replace(at, 8, text.path);
-  }
+  log = named_log(text, log);
   // A kernel that checks the lab's tunables with #if ... #error "sentence": the sentence, with
   // the values and the options that set them, is a usage error, and that one line says all the
   // log would. An #error that names none of them is the kernel's own failure.
@@ -272,7 +282,17 @@ Program build_program(const Env& env, const Options& options, const std::string&
     build_failed(text, error, built.program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device));
   }
   // Standard error back now, not at make_kernel: a lab may print before that, or never call it.
-  std::cerr << detail::release_compiler_output(text);
+  // A student's kernel that built with warnings gets them shown (a compiler that only counts
+  // them, as PoCL's "3 warnings generated.", keeps them in the log): a warning is often the
+  // mistake itself (a float* handed a double array).
+  const std::string printed = detail::release_compiler_output(text);
+  if (text.student) {
+    const std::string log = built.program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(env.device);
+    if (log.find("warning") != std::string::npos) {
+      std::cerr << "Build warnings for " << text.path << ":\n" << named_log(text, log) << "\n";
+    }
+  }
+  std::cerr << printed;
   built.text = std::move(text);
   return built;
 }

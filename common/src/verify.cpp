@@ -23,11 +23,16 @@ void print_mismatch(std::ostream& err, const std::string& name, const Mismatch& 
   } else {
     std::snprintf(where, sizeof where, "[%zu]", index);
   }
-  // Whole numbers (int results) in full, others to float precision.
-  const auto number = [](double value) {
+  // Whole numbers (int results) in full, others to the digits their type needs (9 for float,
+  // 17 for double), so two different values never print the same.
+  const auto number = [&mismatch](double value) {
     char digits[40];
     const bool whole = std::fabs(value) < 1e15 && value == std::floor(value);
-    std::snprintf(digits, sizeof digits, whole ? "%.0f" : "%.9g", value);
+    if (whole) {
+      std::snprintf(digits, sizeof digits, "%.0f", value);
+    } else {
+      std::snprintf(digits, sizeof digits, "%.*g", mismatch.digits, value);
+    }
     return std::string(digits);
   };
   char text[256];
@@ -43,6 +48,13 @@ void print_mismatch(std::ostream& err, const std::string& name, const Mismatch& 
     err << text;
   }
   err << "\n";
+}
+
+void print_rounded_to_float(std::ostream& err, const std::string& name) {
+  err << "  every wrong element of " << name
+      << " is exactly a float's value, where the right ones need a double's: something in the "
+         "kernel rounds to float (a float variable or argument, a float literal such as 0.1f, a "
+         "float vector)\n";
 }
 
 void print_mismatch_summary(std::ostream& err, const std::string& name, const CheckResult& result,

@@ -112,7 +112,7 @@ int run(lab::Cli& cli, lab::Env& env, const vector_add::Settings& s,
     const cl::NDRange global(range.global[0]);
     const cl::NDRange local = range.local.empty() ? cl::NullRange : cl::NDRange(range.local[0]);
     lab::check_ndrange(kernel, env.device, range.global, range.local, plan.limits);
-    stage.out << v.name << ": n = " << s.n << ", work-items = " << range.global[0]
+    stage.out << v.name << ": n = " << s.n << " " << real << "s, work-items = " << range.global[0]
               << (range.local.empty() ? ", local chosen by the runtime"
                                       : ", local = " + std::to_string(range.local[0]))
               << ", buffers: " << s.mode << (s.host_result() ? " (result: USE_HOST_PTR)" : "")

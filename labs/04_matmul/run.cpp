@@ -156,7 +156,7 @@ lab::Result make_result(const std::string& name, const Dims& dims, const lab::Ti
 void rate_against_peak(lab::Result& row, const Peak& peak) {
   if (peak.gflops > 0) {
     lab::Reference reference{peak.name, peak.gflops, "GFLOP/s",
-                             "peak ~" + std::to_string(std::lround(peak.gflops))};
+                             peak.short_name + " ~" + std::to_string(std::lround(peak.gflops))};
     reference.short_name = peak.short_name;
     lab::set_reference(row, reference);
   }

@@ -191,6 +191,7 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const lab::TuningOption
   const std::string real = lab::opencl_type_name<T>();
   const std::uint64_t n = s.n;
   const bool exclusive = s.mode == "exclusive";
+  cli.out() << "out = " << s.mode << " scan of in, n = " << n << ", " << s.dtype << "\n";
 
   // 3. Host data: floats or doubles in [-1, 1) or ints in [-3, 3], and the host's prefix sums
   lab::HostVector<T> in_host =

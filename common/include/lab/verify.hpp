@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstddef>
 #include <iosfwd>
+#include <limits>
+#include <ostream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -26,6 +28,7 @@ struct Mismatch {
   double got = 0;
   double want = 0;
   double allowed = -1;
+  int digits = 9;  // significant digits that tell two values of the result's type apart
 };
 
 struct CheckResult {
@@ -44,17 +47,24 @@ void print_mismatch(std::ostream& err, const std::string& name, const Mismatch& 
 // Prints "  ... and N more mismatches" when there were more than the limit.
 void print_mismatch_summary(std::ostream& err, const std::string& name, const CheckResult& result,
                             std::size_t limit);
+// For a double result: the sentence that every wrong element holds a float's value where the
+// right one needs a double's, so something in the kernel rounds to float.
+void print_rounded_to_float(std::ostream& err, const std::string& name);
 
 constexpr std::size_t kMaxMismatchLines = 10;
 
 // Compares n elements of got against want, element i passing when |got - want| <= allowed(i)
 // (integers: when they are equal). NaN never matches. Prints at most kMaxMismatchLines
-// mismatches to `err`, as name[i], or name[row][col] for a matrix with `columns` columns.
+// mismatches to `err`, as name[i], or name[row][col] for a matrix with `columns` columns, each
+// value with as many digits as its type needs (17 for double). A double result whose every wrong
+// element is exactly a float, where none of the right ones is, gets a sentence saying so.
 template <typename T, typename W, typename Allowed>
 CheckResult compare_each(const T* got, const W* want, std::size_t n, Allowed allowed,
                          std::ostream& err, const std::string& name, std::size_t columns = 0) {
   CheckResult result;
   result.checked = n;
+  constexpr int digits = std::is_floating_point_v<T> ? std::numeric_limits<T>::max_digits10 : 9;
+  bool rounded_to_float = std::is_same_v<T, double>;  // so far, every wrong element
   for (std::size_t i = 0; i < n; ++i) {
     const double g = static_cast<double>(got[i]);
     const double w = static_cast<double>(want[i]);
@@ -74,13 +84,15 @@ CheckResult compare_each(const T* got, const W* want, std::size_t n, Allowed all
     }
     if (!ok) {
       if (result.mismatches < kMaxMismatchLines) {
-        result.first.push_back(Mismatch{i, g, w, limit});
+        result.first.push_back(Mismatch{i, g, w, limit, digits});
         print_mismatch(err, name, result.first.back(), columns);
       }
       ++result.mismatches;
+      rounded_to_float = rounded_to_float && double(float(g)) == g && double(float(w)) != w;
     }
   }
   print_mismatch_summary(err, name, result, kMaxMismatchLines);
+  if (rounded_to_float && result.mismatches > 0) print_rounded_to_float(err, name);
   return result;
 }
 
