@@ -194,6 +194,7 @@ EXERCISES = {
 # Exercises graded on another's kernel file take its edits.
 EXERCISES["reduction.multi_contiguous"] = EXERCISES["reduction.multi"]
 EXERCISES["profiling.add"] = EXERCISES["vector_add.add"]
+EXERCISES["vector_add.add_double"] = EXERCISES["vector_add.add"]
 
 BARRIER = re.compile(r"^[ \t]*barrier\s*\([^;]*\)\s*;[^\n]*\n", re.M)
 ATOMIC = re.compile(r"\b(atomic_(?:fetch_)?(?:add|sub|inc|dec|and|or|xor|min|max)"
