@@ -233,7 +233,7 @@ std::optional<FmaPeak> cached_fma_peak(const cl::Device& device, const Options& 
 }
 
 FmaPeak fma_peak(Env& env, const Options& options, std::ostream& out, Precision precision,
-                 double at_least) {
+                 double at_least, bool measure_again) {
   const std::string name = precision_name(precision);
   if (is_oclgrind(env.platform)) {
     return {0, "Oclgrind simulates the device: no " + name + " peak to measure", false};
@@ -241,7 +241,7 @@ FmaPeak fma_peak(Env& env, const Options& options, std::ostream& out, Precision 
   if (precision == Precision::fp64 && !has_fp64(env.device)) {
     return {0, "the device has no double precision: no FP64 peak", false};
   }
-  const bool replace = remeasure_asked();
+  const bool replace = measure_again || remeasure_asked();
   const std::optional<FmaPeak> cached =
       replace ? std::nullopt : cached_fma_peak(env.device, options, precision);
   if (cached && cached->gflops >= at_least) return *cached;

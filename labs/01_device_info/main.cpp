@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -151,9 +150,6 @@ int main(int argc, char** argv) {
             "Measure each device's FP32 and FP64 peaks now with kernels/peak_fma.cl (a "
             "fraction of a second each; the cache keeps them), instead of showing the cached ones");
         cli.parse();
-        // Measured now, not read from the cache: as LAB_PEAK_REMEASURE=1 (the new values are
-        // cached)
-        if (measure_peaks) ::setenv("LAB_PEAK_REMEASURE", "1", 1);
         const auto& opt = cli.options();
         const bool narrowed = !opt.platform.empty() || !opt.device.empty() || opt.type != "all";
 
@@ -187,9 +183,10 @@ int main(int argc, char** argv) {
               lab::Env env{entry.platform, entry.device, cl::Context(entry.device), {}};
               env.queue = cl::CommandQueue(env.context, env.device, CL_QUEUE_PROFILING_ENABLE);
               std::ostringstream quiet;  // the build's lines
-              fp32 = lab::fma_peak(env, opt, quiet, lab::Precision::fp32);
+              // Measured now, not read from the cache (the new values are cached)
+              fp32 = lab::fma_peak(env, opt, quiet, lab::Precision::fp32, 0, true);
               if (lab::has_fp64(entry.device)) {
-                fp64 = lab::fma_peak(env, opt, quiet, lab::Precision::fp64);
+                fp64 = lab::fma_peak(env, opt, quiet, lab::Precision::fp64, 0, true);
               }
             } else {
               fp32 = lab::cached_fma_peak(entry.device, opt, lab::Precision::fp32);

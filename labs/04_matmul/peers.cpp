@@ -28,18 +28,12 @@ using ClblastGemm = int (*)(int, int, int, std::size_t, std::size_t, std::size_t
                             std::size_t, std::size_t, cl_mem, std::size_t, std::size_t, T, cl_mem,
                             std::size_t, std::size_t, cl_command_queue*, cl_event*);
 
-// "s" for float, "d" for double: BLAS's letter for the type.
-template <typename T>
-std::string blas_letter() {
-  return std::is_same_v<T, double> ? "d" : "s";
-}
-
 // C = A·B through OpenBLAS's cblas_sgemm or cblas_dgemm, into the array it is given; an empty
 // function (with a note to `out`) when OpenBLAS is not installed.
 template <typename T>
 std::function<void(T*)> openblas_gemm(const Problem<T>& problem, std::ostream& out) {
   const auto gemm = reinterpret_cast<CblasGemm<T>>(
-      load_symbol("libopenblas.so.0", ("cblas_" + blas_letter<T>() + "gemm").c_str(), out));
+      load_symbol("libopenblas.so.0", ("cblas_" + lab::blas_letter<T>() + "gemm").c_str(), out));
   if (gemm == nullptr) return {};
   return [gemm, &problem](T* C) {
     const Dims& d = problem.dims;
@@ -60,7 +54,7 @@ std::optional<lab::Result> run_openblas(const Problem<T>& problem, const lab::Op
   const lab::Timing time = lab::time_on_host(options, [&] { gemm(C.data()); });
   const lab::CheckResult check = check_result(C.data(), problem, "C (OpenBLAS)", std::cerr);
   lab::Result row =
-      make_result("OpenBLAS " + blas_letter<T>() + "gemm (host CPU)", d, time, check, Peak{});
+      make_result("OpenBLAS " + lab::blas_letter<T>() + "gemm (host CPU)", d, time, check, Peak{});
   lab::mark_peer(row);
   return row;
 }
@@ -125,7 +119,7 @@ std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<T>& problem,
   lab::HostVector<T> C(static_cast<std::size_t>(d.M) * d.N);
   env.queue.enqueueReadBuffer(buffers.c.buffer(), CL_TRUE, 0, C.size() * sizeof(T), C.data());
   const lab::CheckResult check = check_result(C.data(), problem, "C (CLBlast)", std::cerr);
-  lab::Result row = make_result("CLBlast " + blas_letter<T>() + "gemm", d, time, check, peak);
+  lab::Result row = make_result("CLBlast " + lab::blas_letter<T>() + "gemm", d, time, check, peak);
   lab::mark_peer(row);
   return row;
 }

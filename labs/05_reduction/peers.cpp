@@ -21,12 +21,6 @@ using ClblastDot = int (*)(std::size_t, cl_mem, std::size_t, cl_mem, std::size_t
 using ClblastSum = int (*)(std::size_t, cl_mem, std::size_t, cl_mem, std::size_t, std::size_t,
                            cl_command_queue*, cl_event*);
 
-// BLAS's letter for the type: "s" for float, "d" for double.
-template <typename T>
-std::string letter() {
-  return std::is_same_v<T, double> ? "d" : "s";
-}
-
 }  // namespace
 
 template <typename T>
@@ -34,7 +28,7 @@ std::optional<PeerRun<T>> run_openblas(const lab::HostVector<T>& x, const lab::H
                                        bool dot, const lab::Options& options, std::ostream& out) {
   if (x.size() > std::size_t(std::numeric_limits<int>::max())) return std::nullopt;
   const int n = static_cast<int>(x.size());
-  const std::string routine = letter<T>() + (dot ? "dot" : "sum");
+  const std::string routine = lab::blas_letter<T>() + (dot ? "dot" : "sum");
   PeerRun<T> run;
   std::function<void()> call;
   void* symbol = lab::load_symbol("libopenblas.so.0", ("cblas_" + routine).c_str(), out);
@@ -72,7 +66,7 @@ std::optional<PeerRun<T>> run_clblast(lab::Env& env, const cl::Buffer& x, const 
       return clblast_sum(n, result(), 0, x(), 0, 1, queue, event);
     };
   }
-  run.name = "CLBlast " + letter<T>() + (dot ? "dot" : "sum");
+  run.name = "CLBlast " + lab::blas_letter<T>() + (dot ? "dot" : "sum");
   // CLBlast runs two kernels (a pass and its finish), and the event it returns covers the last.
   run.timing = lab::time_on_host(options, [&] {
     cl_command_queue queue = env.queue();

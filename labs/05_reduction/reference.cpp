@@ -49,16 +49,14 @@ Terms<T> make_terms(std::uint64_t n, const std::string& op, std::uint64_t seed, 
   const auto& y = terms.y;
   // Each term is exact in double (a product of two floats has at most 48 bits), and Neumaier's
   // compensated sum in long double keeps the reference well inside any bound checked against it.
-  long double sum = 0, compensation = 0;
+  lab::CompensatedSum sum;
   for (std::uint64_t i = 0; i < n; ++i) {
     const double term = terms.dot ? double(x[i]) * double(y[i]) : double(x[i]);
-    const long double next = sum + term;
-    compensation += std::fabs(sum) >= std::fabs(term) ? (sum - next) + term : (term - next) + sum;
-    sum = next;
+    sum.add(term);
     terms.magnitude += std::fabs(term);
     terms.host_loop += terms.dot ? T(x[i] * y[i]) : x[i];
   }
-  terms.reference = double(sum + compensation);
+  terms.reference = double(sum.value());
   // Rounded once to double, and long double's own rounding, far smaller
   terms.reference_error =
       lab::unit_roundoff<double>() * std::fabs(terms.reference) + std::ldexp(terms.magnitude, -60);

@@ -38,22 +38,18 @@ Reference prefix_sums(const lab::HostVector<T>& in, bool exclusive) {
   Reference r;
   r.want.resize(n);
   r.magnitude.resize(n);
-  // Neumaier's compensated sum: `compensation` collects what each addition to `sum` rounds off.
-  long double sum = 0, compensation = 0;
+  lab::CompensatedSum sum;
   double magnitude = 0;
   std::int64_t exact = 0;
   const auto prefix = [&] {
-    return std::is_integral_v<T> ? double(std::int32_t(std::uint32_t(exact)))
-                                 : double(sum + compensation);
+    return std::is_integral_v<T> ? double(std::int32_t(std::uint32_t(exact))) : double(sum.value());
   };
   for (std::uint64_t i = 0; i < n; ++i) {
     if (exclusive) {
       r.want[i] = prefix();
       r.magnitude[i] = magnitude;
     }
-    const long double term = in[i], next = sum + term;
-    compensation += std::fabs(sum) >= std::fabs(term) ? (sum - next) + term : (term - next) + sum;
-    sum = next;
+    sum.add(in[i]);
     exact += std::int64_t(in[i]);
     magnitude += std::fabs(double(in[i]));
     if (!exclusive) {

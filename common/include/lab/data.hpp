@@ -79,6 +79,20 @@ double unit_roundoff() {
   }
 }
 
+// Neumaier's compensated sum in long double: `compensation` collects what each addition to `sum`
+// rounds off, so value() is off the exact sum by about long double's rounding of it alone. The
+// references of the reduction and scan labs, held far inside any float or double bound.
+struct CompensatedSum {
+  long double sum = 0;
+  long double compensation = 0;
+  void add(long double term) {
+    const long double next = sum + term;
+    compensation += std::fabs(sum) >= std::fabs(term) ? (sum - next) + term : (term - next) + sum;
+    sum = next;
+  }
+  long double value() const { return sum + compensation; }
+};
+
 // Fills values uniformly in [lo, hi) (floating point) or [lo, hi] (integers), reproducibly from
 // seed; for arrays whose memory was chosen first (huge_page_vector).
 template <typename T>

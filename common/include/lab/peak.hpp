@@ -37,9 +37,11 @@ std::string peak_cache_path();
 // measured while something else used the device: it is measured again (up to 3 times while
 // below `at_least`) and the highest kept (and cached), so that a busy moment does not leave a
 // ceiling below what kernels reach. Oclgrind simulates a device, and a device without double
-// precision has no FP64 peak: gflops 0 there. -v prints the launches to `out`.
+// precision has no FP64 peak: gflops 0 there. -v prints the launches to `out`. `measure_again`:
+// as LAB_PEAK_REMEASURE, measured now and the cached value replaced.
 FmaPeak fma_peak(Env& env, const Options& options, std::ostream& out,
-                 Precision precision = Precision::fp32, double at_least = 0);
+                 Precision precision = Precision::fp32, double at_least = 0,
+                 bool measure_again = false);
 
 // The cached peak of `device` in `precision`, without measuring; nullopt when the cache holds
 // none (or the kernel file cannot be found).

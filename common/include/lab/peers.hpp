@@ -3,6 +3,8 @@
 #pragma once
 
 #include <iosfwd>
+#include <string>
+#include <type_traits>
 
 namespace lab {
 
@@ -15,6 +17,13 @@ struct Result;
 // Marks `row` as a peer library's row: its check stays in the report, but a wrong result is the
 // library's, not the lab's, so it does not decide the exit code; a failed row says so in a note.
 void mark_peer(Result& row);
+
+// BLAS's letter for an element type: "s" for float, "d" for double (cblas_sdot, cblas_ddot).
+template <typename T>
+std::string blas_letter() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "BLAS has s and d");
+  return std::is_same_v<T, double> ? "d" : "s";
+}
 
 // CBLAS and CLBlast share these enumerator values.
 constexpr int kRowMajor = 101;
