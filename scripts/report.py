@@ -125,6 +125,7 @@ def plans(profile):
                  "sweep": vector_sizes, "sweep_args": ["--variant", "all"]},
         "images": {"args": ["--variant", "all", "-n", image_n] + reps,
                    "sweep": sweep_sizes("images", profile), "sweep_args": ["--variant", "all"]},
+        "transfers": {"args": (["--max-bytes", "1048576", "-n", "256"] if quick else []) + reps},
     }
 
 
@@ -801,6 +802,8 @@ PURPOSE = {
     "images": "Images and the samplers that read them, then a 2-D convolution from a naive "
               "kernel through local tiles and separable passes to an image read through a "
               "sampler, each against a copy of the image.",
+    "transfers": "How bytes travel between the host and the device by each path OpenCL offers, "
+                 "as a latency and a bandwidth, and what rectangular copies save.",
 }
 
 

@@ -5,6 +5,11 @@ torch.nn.functional.conv2d, cuDNN's; torch.matmul, cuBLAS's SGEMM and DGEMM).
 
 Usage: torch_peers.py [--sizes 2^26,2^28] [--bins 256] [--reps 20] [--double]
                       [--image 8192x8192] [--radii 2,8] [--gemm 4096,8192]
+                      [--transfers 2^20,2^26]
+
+--transfers N,... times host-to-device and device-to-host copies of N bytes (uint8) from pinned
+memory (pin_memory=True, non_blocking=True) and from pageable memory, the peers of the
+transfers lab's pinned and pageable paths, counted as N bytes moved.
 
 --double also times the scan and the reductions in float64 (16 and 8 bytes per element).
 --gemm N,... times C = A @ B for N x N matrices in float32 (TF32 off: true FP32 FMAs, as the
@@ -17,7 +22,8 @@ image: conv2d with the (2r+1)^2 filter, and as two passes (a (2r+1) x 1 then a 1
 filter), each after replicate padding (the lab's borders clamped to the edge, which the timing
 includes), counted as the lab counts it: 8 bytes a pixel. The full filter is also timed with
 conv2d's own zero padding (no padded copy, borders not clamped): the fastest call cuDNN offers,
-though not the lab's result at the border. `--sizes none` times the convolutions only.
+though not the lab's result at the border. `--sizes none` times the convolutions only;
+`--image none` leaves them out.
 
 Each is timed with CUDA events around one call, after 3 warm-ups; the median and min of --reps
 calls are printed with the rate counted as the labs count it: 8 bytes per element for a scan
@@ -69,11 +75,13 @@ def main():
     parser.add_argument("--sizes", default="2^26,2^28")
     parser.add_argument("--bins", type=int, default=256)
     parser.add_argument("--reps", type=int, default=20)
-    parser.add_argument("--image", default="8192x8192", help="HEIGHTxWIDTH for conv2d")
+    parser.add_argument("--image", default="8192x8192", help="HEIGHTxWIDTH for conv2d, or none")
     parser.add_argument("--radii", default="2,8", help="the blur's radii for conv2d")
     parser.add_argument("--double", action="store_true",
                         help="also the scan and the reductions in float64")
     parser.add_argument("--gemm", default="none", help="matrix sides for torch.matmul, or none")
+    parser.add_argument("--transfers", default="none",
+                        help="bytes of the host-device copies (2^12,2^20,...), or none")
     options = parser.parse_args()
     try:
         import torch
@@ -123,12 +131,36 @@ def main():
     convolutions(torch, options)
     if options.gemm != "none":
         matrix_products(torch, options)
+    if options.transfers != "none":
+        transfers(torch, options)
+
+
+def transfers(torch, options):
+    """The transfers lab's pinned and pageable paths: a uint8 tensor copied to the GPU and back,
+    from host memory pinned by PyTorch (pin_memory=True, non_blocking) and from pageable memory,
+    each timed with CUDA events around the copy."""
+    for n in (size(s) for s in options.transfers.split(",")):
+        pinned = torch.randint(0, 256, (n,), dtype=torch.uint8).pin_memory()
+        pageable = pinned.clone()
+        device = torch.empty(n, dtype=torch.uint8, device="cuda")
+        runs = [("up pinned", lambda: device.copy_(pinned, non_blocking=True)),
+                ("down pinned", lambda: pinned.copy_(device, non_blocking=True)),
+                ("up pageable", lambda: device.copy_(pageable)),
+                ("down pageable", lambda: pageable.copy_(device))]
+        for name, call in runs:
+            median, least = timed(torch, call, options.reps)
+            print(f"torch copy_ {name} {n} bytes: median {median * 1e6:.1f} us, "
+                  f"min {least * 1e6:.1f} us, {n / median / 1e9:.2f} GB/s")
+        del pinned, pageable, device
+        torch.cuda.empty_cache()
 
 
 def convolutions(torch, options):
     """The images lab's blur through conv2d: the full filter, and rows then columns."""
     import math
     functional = torch.nn.functional
+    if options.image == "none":
+        return
     height, width = (int(v) for v in options.image.lower().split("x"))
     image = torch.rand(1, 1, height, width, device="cuda")
     for r in (int(v) for v in options.radii.split(",")):
