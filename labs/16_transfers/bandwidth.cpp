@@ -85,35 +85,14 @@ Fit fit_line(const std::vector<std::uint64_t>& bytes, const std::vector<double>&
 struct Path {
   std::string name;
   std::string how;
-  bool host_clock = false;      // timed on the host (a map and a memcpy), else from the event
-  std::string clock_note = "";  // what the host's clock includes
+  // What the host's clock includes, for a path timed on it; "" for one timed from its event.
+  std::string clock_note = "";
 };
 
-// Bytes of `got` that differ from `want`: how many, and the first.
-struct ByteCheck {
-  std::uint64_t wrong = 0;
-  std::uint64_t first = 0;
-  unsigned got = 0, want = 0;  // the first wrong byte, and what it should be
-};
-
-ByteCheck compare_bytes(const unsigned char* got, const unsigned char* want, std::uint64_t n) {
-  ByteCheck check;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    if (got[i] != want[i]) {
-      if (check.wrong++ == 0) {
-        check.first = i;
-        check.got = got[i];
-        check.want = want[i];
-      }
-    }
-  }
-  return check;
-}
-
-std::string hex(unsigned value) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%02x", value & 0xffu);
-  return text;
+// Every byte of `got` against `want`, exactly; the first wrong ones printed as name[i] on stderr.
+lab::CheckResult same_bytes(const unsigned char* got, const unsigned char* want, std::uint64_t n,
+                            const std::string& name) {
+  return lab::compare(got, want, n, lab::Tolerance::exact(), std::cerr, name);
 }
 
 // n random bytes from `seed`, eight from each draw.
@@ -163,17 +142,17 @@ std::vector<lab::Result> bandwidth(lab::Cli& cli, lab::Env& env, const Settings&
 
   const std::string kMapped = "timed on the host's clock: the map, the memcpy and the unmap";
   const Path up_paths[] = {
-      {"pageable", "enqueueWriteBuffer from a new[] array", false},
-      {"pinned", "enqueueWriteBuffer from a mapped ALLOC_HOST_PTR buffer", false},
-      {"mapped", "map the device buffer, memcpy into it, unmap", true, kMapped},
-      {"use_host_ptr", "map a USE_HOST_PTR buffer, memcpy into it, unmap, enqueueCopyBuffer", true,
+      {"pageable", "enqueueWriteBuffer from a new[] array"},
+      {"pinned", "enqueueWriteBuffer from a mapped ALLOC_HOST_PTR buffer"},
+      {"mapped", "map the device buffer, memcpy into it, unmap", kMapped},
+      {"use_host_ptr", "map a USE_HOST_PTR buffer, memcpy into it, unmap, enqueueCopyBuffer",
        "timed on the host's clock: the map, the memcpy, the unmap and the copy"},
   };
   const Path down_paths[] = {
-      {"pageable", "enqueueReadBuffer into a new[] array", false},
-      {"pinned", "enqueueReadBuffer into a mapped ALLOC_HOST_PTR buffer", false},
-      {"mapped", "map the device buffer, memcpy out of it, unmap", true, kMapped},
-      {"use_host_ptr", "enqueueCopyBuffer to a USE_HOST_PTR buffer, then map it", true,
+      {"pageable", "enqueueReadBuffer into a new[] array"},
+      {"pinned", "enqueueReadBuffer into a mapped ALLOC_HOST_PTR buffer"},
+      {"mapped", "map the device buffer, memcpy out of it, unmap", kMapped},
+      {"use_host_ptr", "enqueueCopyBuffer to a USE_HOST_PTR buffer, then map it",
        "timed on the host's clock: the copy, the map and the unmap"},
   };
 
@@ -232,84 +211,82 @@ std::vector<lab::Result> bandwidth(lab::Cli& cli, lab::Env& env, const Settings&
   nlohmann::json sweep = nlohmann::json::object(), fits = nlohmann::json::object();
   // 9. Each direction and path over the sizes: timed (warm-ups, then --reps runs), cleared, moved
   //    once more and checked byte for byte; the table of GB/s, then the fit
-  const auto run_direction =
-      [&](const std::string& direction, const std::vector<Path>& paths,
-          const std::function<lab::Timing(const Path&, std::uint64_t)>& time,
-          const std::function<ByteCheck(const Path&, std::uint64_t)>& check) {
-        out << "\n" << direction << ": GB/s (median of " << opt.reps << " runs) by size\n";
-        out << "  " << std::setw(10) << "size";
-        for (const Path& p : paths) out << std::setw(14) << p.name;
-        out << "\n";
-        std::vector<std::vector<double>> medians(paths.size());
-        std::vector<lab::Result> direction_rows(paths.size());
-        std::vector<nlohmann::json> points(paths.size(), nlohmann::json::array());
-        for (std::uint64_t n : sizes) {
-          out << "  " << std::setw(10) << lab::format_bytes(double(n));
-          for (std::size_t i = 0; i < paths.size(); ++i) {
-            const Path& p = paths[i];
-            const lab::Timing timing = time(p, n);
-            const ByteCheck c = check(p, n);
-            lab::Result& row = direction_rows[i];
-            row.checked += n;
-            row.wrong += c.wrong;
-            if (c.wrong > 0) {
-              row.failures.push_back(direction + " " + p.name + " of " +
-                                     lab::format_bytes(double(n)) + ": " + std::to_string(c.wrong) +
-                                     " of " + std::to_string(n) +
-                                     " bytes wrong, the first at byte " + std::to_string(c.first) +
-                                     " (got " + hex(c.got) + ", expected " + hex(c.want) + ")");
-            }
-            medians[i].push_back(timing.time.median);
-            const double rate = lab::gigabytes_per_second(double(n), timing.time.median);
-            points[i].push_back({{"bytes", n},
-                                 {"median_s", timing.time.median},
-                                 {"min_s", timing.time.min},
-                                 {"gb_per_s", rate}});
-            std::ostringstream cell;
-            cell << std::fixed << std::setprecision(rate < 10 ? 2 : 1) << rate;
-            out << std::setw(14) << cell.str();
-            if (n == max) {
-              row.variant = direction + " " + p.name;
-              row.size = lab::Size("n", std::int64_t(n)).label(lab::format_bytes(double(n)));
-              lab::set_timing(row, timing);
-              row.rate = rate;
-              row.unit = "GB/s";
-            }
-          }
-          out << "\n";
+  const auto run_direction = [&](const std::string& direction, const std::vector<Path>& paths,
+                                 const std::function<lab::Timing(const Path&, std::uint64_t)>& time,
+                                 const std::function<lab::CheckResult(const Path&, std::uint64_t,
+                                                                      const std::string&)>& check) {
+    out << "\n" << direction << ": GB/s (median of " << opt.reps << " runs) by size\n";
+    out << "  " << std::setw(10) << "size";
+    for (const Path& p : paths) out << std::setw(14) << p.name;
+    out << "\n";
+    std::vector<std::vector<double>> medians(paths.size());
+    std::vector<lab::Result> direction_rows(paths.size());
+    std::vector<nlohmann::json> points(paths.size(), nlohmann::json::array());
+    for (std::uint64_t n : sizes) {
+      out << "  " << std::setw(10) << lab::format_bytes(double(n));
+      for (std::size_t i = 0; i < paths.size(); ++i) {
+        const Path& p = paths[i];
+        const lab::Timing timing = time(p, n);
+        const std::string name = direction + " " + p.name + " of " + lab::format_bytes(double(n));
+        const lab::CheckResult c = check(p, n, name);
+        lab::Result& row = direction_rows[i];
+        row.checked += c.checked;
+        row.wrong += c.mismatches;
+        if (c.mismatches > 0) {
+          row.failures.push_back(name + ": " + std::to_string(c.mismatches) + " of " +
+                                 std::to_string(n) + " bytes wrong");
         }
-        nlohmann::json direction_fits = nlohmann::json::object();
-        for (std::size_t i = 0; i < paths.size(); ++i) {
-          const Fit fit = fit_line(sizes, medians[i]);
-          lab::Result& row = direction_rows[i];
-          std::ostringstream line;
-          line << paths[i].how << "; t = a + n/b: a = " << lab::format_seconds(fit.latency_s)
-               << ", b = " << std::setprecision(3) << fit.rate << " GB/s, half of b from "
-               << lab::format_bytes(fit.half_bytes);
-          row.add_note(line.str());
-          row.add_note(paths[i].clock_note);
-          if (fit.worst_miss > 0.25) {
-            std::ostringstream miss;
-            miss << "the line misses one size's time by " << std::fixed << std::setprecision(0)
-                 << 100 * fit.worst_miss
-                 << "% of that time: these times are not a latency plus a bandwidth alone (caches, "
-                    "or the "
-                    "runtime's own costs, change with the size)";
-            row.add_note(miss.str());
-          }
-          row.passed = row.wrong == 0;
-          for (const auto& failure : row.failures) std::cerr << "transfers: " << failure << "\n";
-          out << "  " << std::left << std::setw(13) << paths[i].name << std::right << line.str()
-              << "\n";
-          direction_fits[paths[i].name] = {{"latency_s", fit.latency_s},
-                                           {"gb_per_s", fit.rate},
-                                           {"worst_miss", fit.worst_miss},
-                                           {"half_bandwidth_bytes", fit.half_bytes}};
-          sweep[direction][paths[i].name] = points[i];
-          rows.push_back(std::move(row));
+        medians[i].push_back(timing.time.median);
+        const double rate = lab::gigabytes_per_second(double(n), timing.time.median);
+        points[i].push_back({{"bytes", n},
+                             {"median_s", timing.time.median},
+                             {"min_s", timing.time.min},
+                             {"gb_per_s", rate}});
+        std::ostringstream cell;
+        cell << std::fixed << std::setprecision(rate < 10 ? 2 : 1) << rate;
+        out << std::setw(14) << cell.str();
+        if (n == max) {
+          row.variant = direction + " " + p.name;
+          row.size = lab::Size("n", std::int64_t(n)).label(lab::format_bytes(double(n)));
+          lab::set_timing(row, timing);
+          row.rate = rate;
+          row.unit = "GB/s";
         }
-        fits[direction] = direction_fits;
-      };
+      }
+      out << "\n";
+    }
+    nlohmann::json direction_fits = nlohmann::json::object();
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      const Fit fit = fit_line(sizes, medians[i]);
+      lab::Result& row = direction_rows[i];
+      std::ostringstream line;
+      line << paths[i].how << "; t = a + n/b: a = " << lab::format_seconds(fit.latency_s)
+           << ", b = " << std::setprecision(3) << fit.rate << " GB/s, half of b from "
+           << lab::format_bytes(fit.half_bytes);
+      row.add_note(line.str());
+      row.add_note(paths[i].clock_note);
+      if (fit.worst_miss > 0.25) {
+        std::ostringstream miss;
+        miss << "the line misses one size's time by " << std::fixed << std::setprecision(0)
+             << 100 * fit.worst_miss
+             << "% of that time: these times are not a latency plus a bandwidth alone (caches, "
+                "or the "
+                "runtime's own costs, change with the size)";
+        row.add_note(miss.str());
+      }
+      row.passed = row.wrong == 0;
+      for (const auto& failure : row.failures) std::cerr << "transfers: " << failure << "\n";
+      out << "  " << std::left << std::setw(13) << paths[i].name << std::right << line.str()
+          << "\n";
+      direction_fits[paths[i].name] = {{"latency_s", fit.latency_s},
+                                       {"gb_per_s", fit.rate},
+                                       {"worst_miss", fit.worst_miss},
+                                       {"half_bandwidth_bytes", fit.half_bytes}};
+      sweep[direction][paths[i].name] = points[i];
+      rows.push_back(std::move(row));
+    }
+    fits[direction] = direction_fits;
+  };
 
   // Host to device: the source filled once with the pattern; after the timed runs the device
   // buffer is cleared, one more upload made, and the buffer read back with a plain read.
@@ -318,14 +295,14 @@ std::vector<lab::Result> bandwidth(lab::Cli& cli, lab::Env& env, const Settings&
       [&](const Path& p, std::uint64_t n) {
         std::memcpy(host_side(p.name, true), pattern.data(), n);
         const auto one = [&] { return upload(p.name, n); };
-        return p.host_clock ? lab::time_on_host(opt, [&] { one(); })
-                            : lab::time_launches(opt, one, out);
+        return !p.clock_note.empty() ? lab::time_on_host(opt, [&] { one(); })
+                                     : lab::time_launches(opt, one, out);
       },
-      [&](const Path& p, std::uint64_t n) {
+      [&](const Path& p, std::uint64_t n, const std::string& name) {
         clear_device(device, n);
         upload(p.name, n);
         queue.enqueueReadBuffer(device, CL_TRUE, 0, n, seen.data());
-        return compare_bytes(seen.data(), pattern.data(), n);
+        return same_bytes(seen.data(), pattern.data(), n, name);
       });
 
   // Device to host: the device buffer holds the pattern; the host side is cleared before the
@@ -335,10 +312,10 @@ std::vector<lab::Result> bandwidth(lab::Cli& cli, lab::Env& env, const Settings&
       [&](const Path& p, std::uint64_t n) {
         queue.enqueueWriteBuffer(device, CL_TRUE, 0, n, pattern.data());
         const auto one = [&] { return download(p.name, n); };
-        return p.host_clock ? lab::time_on_host(opt, [&] { one(); })
-                            : lab::time_launches(opt, one, out);
+        return !p.clock_note.empty() ? lab::time_on_host(opt, [&] { one(); })
+                                     : lab::time_launches(opt, one, out);
       },
-      [&](const Path& p, std::uint64_t n) {
+      [&](const Path& p, std::uint64_t n, const std::string& name) {
         unsigned char* host = host_side(p.name, false);
         if (p.name == "use_host_ptr") {
           // The host writes a USE_HOST_PTR buffer's array only while it is mapped: written
@@ -353,12 +330,13 @@ std::vector<lab::Result> bandwidth(lab::Cli& cli, lab::Env& env, const Settings&
         }
         if (p.name != "use_host_ptr") {
           download(p.name, n);
-          return compare_bytes(host, pattern.data(), n);
+          return same_bytes(host, pattern.data(), n, name);
         }
         // The array holds the buffer's bytes while it is mapped: compared then
         queue.enqueueCopyBuffer(device, use, 0, 0, n);
         void* q = queue.enqueueMapBuffer(use, CL_TRUE, CL_MAP_READ, 0, n);
-        const ByteCheck c = compare_bytes(static_cast<unsigned char*>(q), pattern.data(), n);
+        const lab::CheckResult c =
+            same_bytes(static_cast<unsigned char*>(q), pattern.data(), n, name);
         queue.enqueueUnmapMemObject(use, q);
         queue.finish();
         return c;
@@ -366,7 +344,7 @@ std::vector<lab::Result> bandwidth(lab::Cli& cli, lab::Env& env, const Settings&
 
   // Device to device, and memcpy between two host arrays: the yardsticks on either side.
   run_direction(
-      "device", {{"copy", "enqueueCopyBuffer between two device buffers", false}},
+      "device", {{"copy", "enqueueCopyBuffer between two device buffers"}},
       [&](const Path&, std::uint64_t n) {
         queue.enqueueWriteBuffer(device, CL_TRUE, 0, n, pattern.data());
         return lab::time_launches(
@@ -379,23 +357,23 @@ std::vector<lab::Result> bandwidth(lab::Cli& cli, lab::Env& env, const Settings&
             },
             out);
       },
-      [&](const Path&, std::uint64_t n) {
+      [&](const Path&, std::uint64_t n, const std::string& name) {
         clear_device(device2, n);
         queue.enqueueCopyBuffer(device, device2, 0, 0, n);
         queue.enqueueReadBuffer(device2, CL_TRUE, 0, n, seen.data());
-        return compare_bytes(seen.data(), pattern.data(), n);
+        return same_bytes(seen.data(), pattern.data(), n, name);
       });
   run_direction(
-      "host", {{"memcpy", "std::memcpy between two new[] arrays", true}},
+      "host", {{"memcpy", "std::memcpy between two new[] arrays", "timed on the host's clock"}},
       [&](const Path&, std::uint64_t n) {
         return lab::time_on_host(opt,
                                  [&] { std::memcpy(pageable_out.get(), pageable_in.get(), n); });
       },
-      [&](const Path&, std::uint64_t n) {
+      [&](const Path&, std::uint64_t n, const std::string& name) {
         std::memcpy(pageable_in.get(), pattern.data(), n);
         std::memset(pageable_out.get(), 0, n);
         std::memcpy(pageable_out.get(), pageable_in.get(), n);
-        return compare_bytes(pageable_out.get(), pattern.data(), n);
+        return same_bytes(pageable_out.get(), pattern.data(), n, name);
       });
   lab::mark_peer(rows.back());
 
