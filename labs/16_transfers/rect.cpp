@@ -16,6 +16,7 @@
 #include "lab/lab.hpp"
 #include "parts.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -33,28 +34,8 @@ Block middle_block(const lab::Shape2D& m) {
   return {std::uint64_t(m.height) / 4, std::uint64_t(m.width) / 4, rows, cols};
 }
 
-// The first few wrong elements of `got` (rows x cols, packed) against `want(r, c)`, named by the
-// matrix position they come from; returns how many were wrong.
-template <typename Want>
-std::uint64_t check_block(const std::vector<float>& got, const Block& b, const Want& want,
-                          const std::string& name, std::uint64_t& checked) {
-  std::uint64_t wrong = 0;
-  for (std::uint64_t r = 0; r < b.rows; ++r) {
-    for (std::uint64_t c = 0; c < b.cols; ++c) {
-      const float g = got[r * b.cols + c], w = want(r, c);
-      ++checked;
-      if (g == w) continue;
-      if (wrong++ < 3) {
-        std::cerr << "mismatch " << name << "[" << r << "][" << c << "]: got " << g << ", expected "
-                  << w << " (the matrix's row " << b.row0 + r << ", column " << b.col0 + c << ")\n";
-      }
-    }
-  }
-  return wrong;
-}
-
 lab::Result rect_row(const std::string& variant, const lab::Shape2D& m, const Block& b,
-                     const lab::Timing& timing, std::uint64_t checked, std::uint64_t wrong) {
+                     const lab::Timing& timing, const lab::CheckResult& check) {
   lab::Result row;
   row.variant = variant;
   row.size = lab::Size("height", std::int64_t(b.rows))
@@ -63,9 +44,7 @@ lab::Result rect_row(const std::string& variant, const lab::Shape2D& m, const Bl
   lab::set_timing(row, timing);
   row.rate = lab::gigabytes_per_second(double(b.rows * b.cols * sizeof(float)), timing.time.median);
   row.unit = "GB/s";
-  row.checked = checked;
-  row.wrong = wrong;
-  row.passed = wrong == 0;
+  lab::set_check(row, check);
   return row;
 }
 
@@ -87,8 +66,14 @@ std::vector<lab::Result> rect(lab::Cli& cli, lab::Env& env, const Settings& s,
   cl::Buffer device(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, m.elements() * f,
                     const_cast<float*>(matrix.data()));
   std::vector<float> block(b.rows * b.cols);
-  const auto want = [&](std::uint64_t r, std::uint64_t c) {
-    return matrix[(b.row0 + r) * width + b.col0 + c];
+  std::vector<float> want(block.size());  // the block as the matrix holds it
+  for (std::uint64_t r = 0; r < b.rows; ++r) {
+    for (std::uint64_t c = 0; c < b.cols; ++c)
+      want[r * b.cols + c] = matrix[(b.row0 + r) * width + b.col0 + c];
+  }
+  const auto same = [&](const float* got, const float* expected, std::size_t n,
+                        const std::string& name, std::size_t columns) {
+    return lab::compare(got, expected, n, lab::Tolerance::exact(), std::cerr, name, columns);
   };
   out << "\nrect: the " << b.rows << " x " << b.cols << " block at row " << b.row0 << ", column "
       << b.col0 << " of the " << m.text() << " float matrix ("
@@ -108,12 +93,11 @@ std::vector<lab::Result> rect(lab::Cli& cli, lab::Env& env, const Settings& s,
     return event;
   };
   std::vector<lab::Result> rows;
-  std::uint64_t checked = 0, wrong = 0;
   lab::Timing timing = lab::time_launches(opt, read_rect, out);
   std::fill(block.begin(), block.end(), 0.0f);
   read_rect();
-  wrong = check_block(block, b, want, "rect read", checked);
-  rows.push_back(rect_row("read rect", m, b, timing, checked, wrong));
+  rows.push_back(rect_row("read rect", m, b, timing,
+                          same(block.data(), want.data(), block.size(), "rect read", b.cols)));
   rows.back().add_note("one enqueueReadBufferRect");
 
   //     The same block as one enqueueReadBuffer per row, timed from the first row's start to the
@@ -136,9 +120,9 @@ std::vector<lab::Result> rect(lab::Cli& cli, lab::Env& env, const Settings& s,
                             block.data() + r * b.cols);
   }
   queue.finish();
-  checked = 0;
-  wrong = check_block(block, b, want, "row-by-row read", checked);
-  rows.push_back(rect_row("read row by row", m, b, timing, checked, wrong));
+  rows.push_back(
+      rect_row("read row by row", m, b, timing,
+               same(block.data(), want.data(), block.size(), "row-by-row read", b.cols)));
   rows.back().add_note(std::to_string(b.rows) + " enqueueReadBuffer calls, one per row");
 
   //     As many bytes in one piece (the first rows of the matrix): what the rectangle costs over a
@@ -152,15 +136,8 @@ std::vector<lab::Result> rect(lab::Cli& cli, lab::Env& env, const Settings& s,
   timing = lab::time_launches(opt, read_flat, out);
   std::fill(block.begin(), block.end(), 0.0f);
   read_flat();
-  checked = 0;
-  wrong = 0;
-  for (std::uint64_t i = 0; i < block.size(); ++i, ++checked) {
-    if (block[i] != matrix[i] && wrong++ < 3) {
-      std::cerr << "mismatch contiguous read[" << i << "]: got " << block[i] << ", expected "
-                << matrix[i] << "\n";
-    }
-  }
-  rows.push_back(rect_row("read contiguous", m, b, timing, checked, wrong));
+  rows.push_back(rect_row("read contiguous", m, b, timing,
+                          same(block.data(), matrix.data(), block.size(), "contiguous read", 0)));
   rows.back().add_note("the same bytes from the matrix's start, one enqueueReadBuffer");
 
   // 12. Writing a new block back with enqueueWriteBufferRect (the same origins, region and
@@ -177,23 +154,19 @@ std::vector<lab::Result> rect(lab::Cli& cli, lab::Env& env, const Settings& s,
   timing = lab::time_launches(opt, write_rect, out);
   std::vector<float> whole(m.elements());
   queue.enqueueReadBuffer(device, CL_TRUE, 0, whole.size() * f, whole.data());
-  checked = 0;
-  wrong = 0;
-  std::uint64_t outside = 0;
+  std::vector<float> expected(matrix.begin(), matrix.end());  // the matrix with the new block
+  for (std::uint64_t r = 0; r < b.rows; ++r) {
+    std::copy_n(fresh.data() + r * b.cols, b.cols, expected.data() + (b.row0 + r) * width + b.col0);
+  }
+  std::uint64_t outside = 0;  // elements outside the block that the write changed
   for (std::uint64_t r = 0; r < std::uint64_t(m.height); ++r) {
-    for (std::uint64_t c = 0; c < width; ++c, ++checked) {
+    for (std::uint64_t c = 0; c < width; ++c) {
       const bool inside = r >= b.row0 && r < b.row0 + b.rows && c >= b.col0 && c < b.col0 + b.cols;
-      const float w = inside ? fresh[(r - b.row0) * b.cols + c - b.col0] : matrix[r * width + c];
-      if (whole[r * width + c] == w) continue;
-      if (!inside) ++outside;
-      if (wrong++ < 3) {
-        std::cerr << "mismatch rect write: the matrix's [" << r << "][" << c << "] ("
-                  << (inside ? "inside" : "outside") << " the block): got " << whole[r * width + c]
-                  << ", expected " << w << "\n";
-      }
+      if (!inside && whole[r * width + c] != expected[r * width + c]) ++outside;
     }
   }
-  rows.push_back(rect_row("write rect", m, b, timing, checked, wrong));
+  rows.push_back(rect_row("write rect", m, b, timing,
+                          same(whole.data(), expected.data(), whole.size(), "rect write", width)));
   rows.back().add_note("one enqueueWriteBufferRect; the whole matrix checked after it");
   if (outside > 0) {
     rows.back().add_note(std::to_string(outside) + " elements outside the block changed");
