@@ -49,7 +49,7 @@ PROGRAM = "report.py"
 # The course's order; a lab the build has that is not listed here comes after, with its defaults.
 LAB_ORDER = ["device_info", "vector_add", "work_items", "matmul", "reduction", "transpose",
              "coalescing", "profiling", "buffer_flags", "events", "memory_spaces", "vector_types",
-             "scan", "histogram", "images"]
+             "scan", "histogram", "images", "transfers"]
 # Variants that are someone else's code or the host, drawn as references rather than as the
 # lab's own ladder.
 PEER = re.compile(r"^(OpenBLAS|CLBlast|cuBLAS|memcpy)|\(host\)")
@@ -125,7 +125,8 @@ def plans(profile):
                  "sweep": vector_sizes, "sweep_args": ["--variant", "all"]},
         "images": {"args": ["--variant", "all", "-n", image_n] + reps,
                    "sweep": sweep_sizes("images", profile), "sweep_args": ["--variant", "all"]},
-        "transfers": {"args": (["--max-bytes", "1048576", "-n", "256"] if quick else []) + reps},
+        "transfers": {"args": (["--max-bytes", "1048576", "-n", "256", "--chunks", "2", "--chunk",
+                                "4096"] if quick else []) + reps},
     }
 
 
@@ -698,6 +699,64 @@ def memories_figure(report, device):
     return figure.png(f"the memories of {facts.get('name', device)}"), figure.points
 
 
+def transfers_figure(report, device):
+    """transfers: each path's GB/s over the sweep's sizes, log-log, one panel per direction
+    between host and device, the path's fit t = a + n/b drawn as a dashed line."""
+    details = report.get("details", {})
+    sweep, fits = details.get("sweep", {}), details.get("fits", {})
+    directions = [d for d in ("up", "down") if sweep.get(d)]
+    if not directions:
+        return None, 0
+    figure = Figure(WIDTH, 3.0 * len(directions), rows=len(directions))
+    for axes, direction in zip(figure.axes, directions):
+        for index, (path, points) in enumerate(sweep[direction].items()):
+            sizes = [p["bytes"] for p in points]
+            axes.plot(sizes, [p["gb_per_s"] for p in points], marker="o", color=f"C{index}",
+                      label=path)
+            figure.points += len(points)
+            fit = fits.get(direction, {}).get(path, {})
+            if fit.get("gb_per_s"):
+                line = [n / (fit["latency_s"] + n / (fit["gb_per_s"] * 1e9)) / 1e9 for n in sizes]
+                axes.plot(sizes, line, linestyle="--", linewidth=1.5, color=f"C{index}")
+        axes.set_xscale("log", base=2)
+        axes.set_yscale("log")
+        from matplotlib.ticker import FuncFormatter
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda v, _: human_bytes(v)))
+        axes.set_ylabel(f"{direction}: GB/s")
+        axes.grid(True, which="major", alpha=0.4)
+    figure.axes[-1].set_xlabel("bytes per transfer (dashed: t = a + n/b fitted)")
+    return figure.png(f"transfers on {device}: GB/s by size"), figure.points
+
+
+def overlap_figure(report, device):
+    """transfers: the overlap part's last run of each variant as a timeline, one row per queue
+    layout, uploads, kernels and downloads in their colours, on one time axis."""
+    variants = report.get("details", {}).get("overlap", {}).get("variants", {})
+    names = [v for v, data in variants.items() if data.get("last_run")]
+    if not names:
+        return None, 0
+    colours = {"upload": "C1", "kernel": "C0", "download": "C3"}
+    figure = Figure(WIDTH, 1.0 + 0.9 * len(names))
+    axes = figure.axes[0]
+    lanes = {"upload": 0.28, "kernel": 0.0, "download": -0.28}
+    for position, name in zip(range(len(names) - 1, -1, -1), names):
+        for command in variants[name]["last_run"]:
+            start = command["start_s"] * 1e3
+            width = max((command["end_s"] - command["start_s"]) * 1e3, 1e-6)
+            axes.broken_barh([(start, width)], (position + lanes[command["stage"]] - 0.12, 0.24),
+                             facecolors=colours[command["stage"]], edgecolor="white",
+                             linewidth=0.5)
+            figure.points += 1
+    for stage, colour in colours.items():
+        axes.plot([], [], color=colour, linewidth=8, label=stage)
+    axes.set_yticks(range(len(names)))
+    axes.set_yticklabels(names[::-1])
+    axes.set_ylim(-0.6, len(names) - 0.4)
+    axes.set_xlabel("milliseconds from the first command's start")
+    figure.legend_columns = 3
+    return figure.png(f"copies beside kernels on {device}: the last run of each"), figure.points
+
+
 def trace_figure(trace_path, title):
     """A --trace timeline drawn by trace_png.py, or (None, 0) when it has nothing to draw."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -745,6 +804,12 @@ def pictures(lab, run, order=None):
         out.append(("end-to-end cost per buffer mode: each step's median stacked; the whiskers "
                     "span the whole run's fastest to slowest, and modes whose whiskers overlap "
                     "are not ranked by these runs", *buffer_modes_figure(report, device), DPI))
+    elif lab == "transfers":
+        out.append(("each path's rate by size, with its fitted latency and bandwidth",
+                    *transfers_figure(report, device), DPI))
+        out.append(("the pipeline of uploads, kernels and downloads: one queue, then two and "
+                    "three queues with events between the stages",
+                    *overlap_figure(report, device), DPI))
     elif lab in ("memory_spaces", "vector_types"):
         out.append(("the rate of each variant", *bars_figure(lab, report, device), DPI))
     if lab in run["traces"]:
@@ -803,7 +868,8 @@ PURPOSE = {
               "kernel through local tiles and separable passes to an image read through a "
               "sampler, each against a copy of the image.",
     "transfers": "How bytes travel between the host and the device by each path OpenCL offers, "
-                 "as a latency and a bandwidth, and what rectangular copies save.",
+                 "as a latency and a bandwidth, what rectangular copies save, and how far copies "
+                 "overlap kernels in one queue and across several.",
 }
 
 

@@ -44,7 +44,8 @@ ARGS = {
     "scan": ["-n", "1009", "--variant", "all", "--reps", "2"],
     "histogram": ["-n", "1009", "--bins", "32", "--variant", "all", "--reps", "2"],
     "images": ["-W", "41", "-H", "23", "--variant", "all", "--reps", "2"],
-    "transfers": ["--max-bytes", "65536", "-n", "64", "--reps", "2"],
+    "transfers": ["--max-bytes", "65536", "-n", "64", "--chunks", "2", "--chunk", "1000", "--reps",
+                  "2"],
 }
 # A second run where one lab reports a different shape of result.
 EXTRA = [
