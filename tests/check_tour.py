@@ -75,8 +75,10 @@ def check_layout(launcher, width):
             if not (len(words) == 1 and len(words[0]) > width - indent):
                 problems.append(f"line {number} is {len(line)} characters wide, more than "
                                 f"{width}: {line!r}")
+        # (a note wrapped after "of" names what on the next line)
+        following = lines[number].strip() if number < len(lines) else ""
         for match in re.finditer(r"[0-9.]+%", line):
-            if not re.match(r" of [A-Za-z]", line[match.end():]):
+            if not re.match(r" of [A-Za-z]", line[match.end():] + " " + following):
                 problems.append(f"line {number}: a percentage that does not say of what: {line!r}")
     return problems
 
