@@ -5,6 +5,7 @@
 #pragma once
 
 #include "events.hpp"
+#include "lab/host_threads.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -126,18 +127,11 @@ inline std::string not_held_note(const std::string& check) {
          "runtime runs its queue inside the host's calls (Oclgrind does)";
 }
 
-// The host's reference of events_busy with `salt`, computed the same way.
+// The host's reference of events_busy with `salt` (lab::busy_reference, on every host thread).
 inline lab::HostVector<cl_uint> busy_reference(const lab::HostVector<cl_uint>& in, cl_uint work,
                                                cl_uint salt) {
   lab::HostVector<cl_uint> out(in.size());
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    cl_uint x = in[i] ^ salt;
-    for (cl_uint step = 0; step < work; ++step) {
-      x = x * 1664525u + 1013904223u;
-      x ^= x >> 15;
-    }
-    out[i] = x;
-  }
+  lab::busy_reference(in.data(), out.data(), in.size(), work, salt);
   return out;
 }
 

@@ -15,6 +15,7 @@
 #endif
 #include <CL/opencl.hpp>
 
+#include "lab/host_threads.hpp"
 #include "lab/lab.hpp"
 #include "parts.hpp"
 
@@ -24,7 +25,6 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 namespace transfers {
 namespace {
@@ -32,38 +32,44 @@ namespace {
 enum Stage { kUpload = 0, kKernel = 1, kDownload = 2 };
 const char* const kStageNames[] = {"upload", "kernel", "download"};
 
-// One command of the pipeline: its stage, its chunk, and the queue it goes to (an index into the
-// variant's queues).
+// One command of the pipeline: its stage and its chunk.
 struct Command {
   Stage stage;
   std::uint64_t chunk;
-  std::size_t queue;
 };
 
-// A way of running the pipeline: its queues, by name, and the order the host enqueues the
-// commands in. In that order a chunk's stages come one after another, so a command's event is
-// there to wait for when the next stage is enqueued.
+// A way of running the pipeline: its queues, by name, the queue each stage goes to (an index
+// into queues), and the order the host enqueues the commands in. In that order a chunk's stages
+// come one after another, so a command's event is there to wait for when the next stage is
+// enqueued.
 struct Variant {
   std::string name;
   std::vector<std::string> queues;
+  std::array<std::size_t, 3> queue_of;
   std::vector<Command> order;
+
+  // Whether a command of `stage` waits for its chunk's previous stage through that stage's
+  // event: when the two go to different queues (on one in-order queue, the order is the wait).
+  bool waits(Stage stage) const {
+    return stage != kUpload && queue_of[stage - 1] != queue_of[stage];
+  }
 };
 
 std::vector<Variant> pipeline_variants(std::uint64_t chunks) {
-  Variant one{"1 queue", {"in-order queue"}, {}};
-  Variant two{"2 queues", {"copy queue", "compute queue"}, {}};
-  Variant three{"3 queues", {"upload queue", "compute queue", "download queue"}, {}};
+  Variant one{"1 queue", {"in-order queue"}, {0, 0, 0}, {}};
+  Variant two{"2 queues", {"copy queue", "compute queue"}, {0, 1, 0}, {}};
+  Variant three{"3 queues", {"upload queue", "compute queue", "download queue"}, {0, 1, 2}, {}};
   for (std::uint64_t c = 0; c < chunks; ++c) {
     // One queue: upload, kernel, download, chunk after chunk.
-    one.order.insert(one.order.end(), {{kUpload, c, 0}, {kKernel, c, 0}, {kDownload, c, 0}});
+    one.order.insert(one.order.end(), {{kUpload, c}, {kKernel, c}, {kDownload, c}});
     // Two: the copy queue uploads chunk c before it downloads chunk c - 1, so the next upload is
     // not held behind a download that waits for a kernel still running.
-    two.order.insert(two.order.end(), {{kUpload, c, 0}, {kKernel, c, 1}});
-    if (c > 0) two.order.push_back({kDownload, c - 1, 0});
+    two.order.insert(two.order.end(), {{kUpload, c}, {kKernel, c}});
+    if (c > 0) two.order.push_back({kDownload, c - 1});
     // Three: each stage on its own queue.
-    three.order.insert(three.order.end(), {{kUpload, c, 0}, {kKernel, c, 1}, {kDownload, c, 2}});
+    three.order.insert(three.order.end(), {{kUpload, c}, {kKernel, c}, {kDownload, c}});
   }
-  two.order.push_back({kDownload, chunks - 1, 0});
+  two.order.push_back({kDownload, chunks - 1});
   return {one, two, three};
 }
 
@@ -78,34 +84,14 @@ double predicted_span(const Variant& variant, const std::array<double, 3>& stage
   double span = 0;
   for (const Command& cmd : variant.order) {
     const double after_stage = cmd.stage == kUpload ? 0.0 : ended[cmd.chunk][cmd.stage - 1];
-    const double start = std::max(queue_free[cmd.queue], after_stage);
+    const std::size_t queue = variant.queue_of[cmd.stage];
+    const double start = std::max(queue_free[queue], after_stage);
     const double end = start + stage_s[cmd.stage];
-    queue_free[cmd.queue] = end;
+    queue_free[queue] = end;
     ended[cmd.chunk][cmd.stage] = end;
     span = std::max(span, end);
   }
   return span;
-}
-
-// events_busy on the host: `work` steps of the LCG and xorshift from in[i] (salt 0), on every
-// hardware thread, since a GPU's kernels at a work that matches a copy take the host a while.
-void busy_reference(const cl_uint* in, cl_uint* out, std::uint64_t n, cl_uint work) {
-  const std::uint64_t threads = std::max(1u, std::thread::hardware_concurrency());
-  const std::uint64_t block = (n + threads - 1) / threads;
-  std::vector<std::thread> pool;
-  for (std::uint64_t t = 0; t < threads && t * block < n; ++t) {
-    pool.emplace_back([=] {
-      for (std::uint64_t i = t * block; i < std::min(n, (t + 1) * block); ++i) {
-        cl_uint x = in[i];
-        for (cl_uint step = 0; step < work; ++step) {
-          x = x * 1664525u + 1013904223u;
-          x ^= x >> 15;
-        }
-        out[i] = x;
-      }
-    });
-  }
-  for (std::thread& thread : pool) thread.join();
 }
 
 struct Stamp {
@@ -252,7 +238,7 @@ std::vector<lab::Result> overlap(lab::Cli& cli, lab::Env& env, const Settings& s
   }
   kernel.setArg(1, work);
   lab::HostVector<cl_uint> want(total);
-  busy_reference(values.data(), want.data(), total, work);
+  lab::busy_reference(values.data(), want.data(), total, work, 0);  // salt 0
 
   std::ostringstream said;
   said << "overlap: " << chunks << (chunks == 1 ? " chunk" : " chunks") << " of "
@@ -290,14 +276,11 @@ std::vector<lab::Result> overlap(lab::Cli& cli, lab::Env& env, const Settings& s
   const auto run = [&](std::size_t v) {
     const Variant& variant = variants[v];
     std::vector<std::array<cl::Event, 3>> events(chunks);
-    std::vector<std::array<std::size_t, 3>> queue_of(chunks);
     for (const Command& cmd : variant.order) {
-      cl::CommandQueue& queue = *queues[v][cmd.queue];
+      cl::CommandQueue& queue = *queues[v][variant.queue_of[cmd.stage]];
       const std::uint64_t c = cmd.chunk;
       std::vector<cl::Event> wait;
-      if (cmd.stage != kUpload && queue_of[c][cmd.stage - 1] != cmd.queue) {
-        wait.push_back(events[c][cmd.stage - 1]);
-      }
+      if (variant.waits(cmd.stage)) wait.push_back(events[c][cmd.stage - 1]);
       const std::vector<cl::Event>* after = wait.empty() ? nullptr : &wait;
       cl::Event& event = events[c][cmd.stage];
       if (cmd.stage == kUpload) {
@@ -311,7 +294,6 @@ std::vector<lab::Result> overlap(lab::Cli& cli, lab::Env& env, const Settings& s
         queue.enqueueReadBuffer(device_out[c], CL_FALSE, 0, bytes, output + c * n, after, &event);
       }
       queue.flush();
-      queue_of[c][cmd.stage] = cmd.queue;
     }
     for (cl::CommandQueue* queue : queues[v]) queue->finish();
     std::vector<Stamp> stamps;
@@ -330,7 +312,8 @@ std::vector<lab::Result> overlap(lab::Cli& cli, lab::Env& env, const Settings& s
   //     buffers cleared before each run and every element checked after it
   const std::size_t count = variants.size();
   std::vector<std::vector<double>> spans(count), overlapped(count);
-  std::vector<std::vector<Stamp>> last(count);
+  std::vector<std::vector<Stamp>> last(count);  // each variant's last run, and its times
+  std::vector<RunTimes> last_times(count);
   std::vector<lab::CheckResult> checks(count);
   std::vector<std::string> broken(count);          // the first dependency a run broke, or ""
   std::array<std::vector<double>, 3> stage_times;  // of the 1-queue runs
@@ -377,6 +360,7 @@ std::vector<lab::Result> overlap(lab::Cli& cli, lab::Env& env, const Settings& s
         }
       }
       last[v] = std::move(stamps);
+      last_times[v] = t;
       if (t.span_s > lab::kLongRunSeconds && reps > lab::kLongRunReps) {
         reps = std::max(round + 1, lab::kLongRunReps);
         long_note = "runs past " + lab::format_seconds(lab::kLongRunSeconds) + ": " +
@@ -402,8 +386,7 @@ std::vector<lab::Result> overlap(lab::Cli& cli, lab::Env& env, const Settings& s
       << lab::format_seconds(stage_s[2]) << "\n";
   // The timelines share one scale, the longest of the last runs, so a shorter span shows shorter
   double scale_s = 0;
-  for (const std::vector<Stamp>& stamps : last)
-    scale_s = std::max(scale_s, run_times(stamps).span_s);
+  for (const RunTimes& times : last_times) scale_s = std::max(scale_s, times.span_s);
   if (scale_s <= 0) scale_s = 1e-9;  // a device whose clock did not move between commands
   lab::print_wrapped(out, "  ",
                      "timelines of each variant's last run: a lane per stage, one character " +
@@ -463,7 +446,7 @@ std::vector<lab::Result> overlap(lab::Cli& cli, lab::Env& env, const Settings& s
     row.add_note(side.str());
     rows.push_back(std::move(row));
 
-    const cl_ulong origin = run_times(last[v]).origin;
+    const cl_ulong origin = last_times[v].origin;
     out << "\n  " << variants[v].name << " (";
     for (std::size_t q = 0; q < variants[v].queues.size(); ++q) {
       out << (q ? ", " : "") << variants[v].queues[q];
