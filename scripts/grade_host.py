@@ -300,6 +300,7 @@ class Command:
         self.preds = 0
         self.unflushed = []  # commands of other queues it waits for that were never flushed
         self.host_waits_before = 0  # how many times the host had waited when it was enqueued
+        self.done_before = 0  # the commands the host had seen end by then
 
 
 class Record:
@@ -392,7 +393,7 @@ class Record:
                     and not self.done >> waited.index & 1):
                 command.unflushed.append(waited)
         command.preds = preds
-        command.host_waits_before = self.host_waits
+        command.host_waits_before, command.done_before = self.host_waits, self.done
         if queue is not None:
             last[queue] = i
             closure[queue] = closure.get(queue, 0) | (1 << i) | preds
@@ -426,6 +427,27 @@ class Record:
         first = origin + command.offset
         end = first + (size - command.offset if command.size is None else command.size)
         return first // 4, -(-end // 4)
+
+    def maps(self):
+        """Where each map put its buffer and what ended it: (map, its unmap or None, lo, hi),
+        host addresses [lo, hi)."""
+        found = []
+        for m in self.of("map"):
+            lo = address(m.pointer)
+            if lo is not None and m.size is not None:
+                unmap = next((u for u in self.of("unmap", after=m.index)
+                              if u.buffer == m.buffer and address(u.ptr) == lo), None)
+                found.append((m, unmap, lo, lo + m.size))
+        return found
+
+    def mapped_at(self, copy):
+        """The maps whose host memory holds COPY's (its ptr and size), each with whether it was
+        still mapped when COPY was enqueued: [(map, unmap, live)]."""
+        lo = address(copy.ptr)
+        if lo is None or copy.size is None:
+            return []
+        return [(m, u, m.index < copy.index and (u is None or copy.index < u.index))
+                for m, u, start, end in self.maps() if start <= lo and lo + copy.size <= end]
 
     def happened_before(self, earlier, later):
         return bool(later.preds >> earlier.index & 1)
@@ -546,29 +568,15 @@ def check_pinned(record, n, launched, complete):
     if not staging:
         return ("the program makes no staging buffer: create one with CL_MEM_ALLOC_HOST_PTR "
                 "(pinned memory) besides the kernel's buffers, and map it once for its pointer")
-    # Where each map of a staging buffer put it, and when it was unmapped: (from, to, lo, hi).
-    windows = []
-    for m in (c for c in record.commands if c.kind == "map" and c.buffer in staging):
-        lo = address(m.pointer)
-        if lo is None or m.size is None:
-            continue
-        unmap = next((c.index for c in record.of("unmap", m.buffer, after=m.index)
-                      if address(c.ptr) == lo), len(record.commands))
-        windows.append((m.index, unmap, lo, lo + m.size))
-    if not windows:
+    if not any(m.buffer in staging for m, _, _, _ in record.maps()):
         return ("the CL_MEM_ALLOC_HOST_PTR staging buffer is never mapped: enqueueMapBuffer it "
                 "once; the pointer it returns is the pinned memory the writes copy from and the "
                 "read copies into")
 
     def staged(copy):
         """Whether COPY's host memory lies in a staging map: "mapped", "unmapped" or None."""
-        lo = address(copy.ptr)
-        if lo is None or copy.size is None:
-            return None
-        inside = [w for w in windows if w[2] <= lo and lo + copy.size <= w[3]]
-        if any(w[0] < copy.index < w[1] for w in inside):
-            return "mapped"
-        return "unmapped" if inside else None
+        inside = [live for m, _, live in record.mapped_at(copy) if m.buffer in staging]
+        return ("mapped" if any(inside) else "unmapped") if inside else None
     first_launch = record.of("launch")[0].index
     for index in (1, 2):
         name = ARGUMENTS[index]
@@ -705,12 +713,28 @@ def check_pipeline(record, n, launched, complete):
 CHECKS = {"plain": None, "map": check_map, "pinned": check_pinned, "pipeline": check_pipeline}
 
 
-def blocking_of(trace, buffer):
-    """Whether every read or map of BUFFER after the launch blocked (None: never read)."""
+def waited_for(trace, buffer):
+    """Whether the host waited for every read or map of BUFFER after the launch before it used
+    the bytes: the copy blocked, or a finish or an event's wait covered it before its unmap (a
+    map, or a read into mapped memory: the host uses the bytes in between), else by the end of
+    the record. None: never read."""
     record = Record(trace)
     copies = [c for c in record.commands if c.after_launch and c.kind in ("read", "map")
               and record.root(c.buffer)[0] == buffer]
-    return all(c.blocking for c in copies) if copies else None
+
+    def waited(copy):
+        if copy.kind == "map":
+            ends = [u for m, u, _, _ in record.maps() if m is copy]
+        else:  # into mapped memory, used before its unmap; else used when the program prints
+            ends = [u for _, u, live in record.mapped_at(copy) if live]
+        done = ends[0].done_before if ends and ends[0] else record.done
+        return bool(done >> copy.index & 1)
+    return all(waited(c) for c in copies) if copies else None
+
+
+UNWAITED = ("c was printed before the device finished: the read (or map) of c does not block "
+            "(CL_FALSE) and the program does not wait for it before using c; pass CL_TRUE, or "
+            "wait for its event (event.wait(), queue.finish())")
 
 
 def check_output(out, n, steps):
@@ -820,6 +844,11 @@ def grade_run(program, n, oclgrind, work, shim, cache, limit):
             return found + f" (at n = {n})", log, seconds
     if code < 0:
         name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else -code
+        # A program that ends with commands in flight can crash the runtime as it exits (PoCL
+        # compiling the kernel while the process's globals are destroyed): the cause is the wait.
+        if not oclgrind and read_from and waited_for(records, read_from) is False:
+            return (f"{UNWAITED} [it then crashed ({name}), the device still at work as it "
+                    f"exited] (at n = {n})"), log, seconds
         return f"the program crashed ({name}) at n = {n}", log, seconds
     if code not in (0, 1):
         last = [l for l in err.splitlines() if l.strip()]
@@ -830,11 +859,8 @@ def grade_run(program, n, oclgrind, work, shim, cache, limit):
         return f"the program exited {code} at n = {n}{said}", log, seconds
     why = check_output(out, n, steps)
     if why and not oclgrind:
-        blocked = blocking_of(records, read_from) if read_from else None
-        if blocked is False:
-            why = (f"c was printed before the device finished: the read (or map) of c does not "
-                   f"block (CL_FALSE) and the program does not wait for it before using c; pass "
-                   f"CL_TRUE, or wait for its event (event.wait(), queue.finish()) [{why}]")
+        if read_from and waited_for(records, read_from) is False:
+            why = f"{UNWAITED} [{why}]"
     if why:
         return why + f" (at n = {n})", log, seconds
     return "", log, seconds
