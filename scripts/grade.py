@@ -47,9 +47,10 @@ graded (whatever the students' results; with --student, 1 when an exercise grade
 bad command line (or pieces that do not belong together), 3 when the labs cannot be run (or
 Oclgrind is missing and --no-oclgrind was not given).
 
---host grades the host-program exercises too (vector_add.host, vector_add.map: the student's C++
-host program, my_vector_add_host.cpp and my_vector_add_map.cpp), and --only may name them; how
-they are graded is in scripts/grade_host.py.
+--host grades the host-program exercises too (vector_add.host, vector_add.map, transfers.pinned,
+transfers.pipeline: the student's C++ host program, my_vector_add_host.cpp, my_vector_add_map.cpp,
+my_vector_add_pinned.cpp and my_vector_add_pipeline.cpp), and --only may name them; how they are
+graded is in scripts/grade_host.py.
 """
 
 import argparse
@@ -933,7 +934,8 @@ def command_line():
                         help="grade without Oclgrind's check (races and stray accesses unseen)")
     parser.add_argument("--host", action="store_true",
                         help="grade the host-program exercises too (my_vector_add_host.cpp, "
-                             "my_vector_add_map.cpp; scripts/grade_host.py)")
+                             "my_vector_add_map.cpp, my_vector_add_pinned.cpp, "
+                             "my_vector_add_pipeline.cpp; scripts/grade_host.py)")
     parser.add_argument("--student", action="store_true",
                         help="SUBMISSIONS is one student's folder (a GitHub Classroom "
                              "repository); exit 1 when an exercise fails")

@@ -2,8 +2,21 @@
  * while it is graded. It does two things and changes no result of a correct program:
  *
  * - It records the OpenCL calls the grader checks into the file LAB_HOST_TRACE names, one a line:
- *   `buffer ID FLAGS BYTES`, `arg KERNEL INDEX ID` (a buffer argument), `launch KERNEL`,
- *   `write ID BLOCKING`, `read ID BLOCKING`, `map ID FLAGS BLOCKING`, `unmap ID`, `sync`.
+ *     queue Q PROPERTIES                       clCreateCommandQueue(WithProperties)
+ *     buffer ID FLAGS BYTES                    clCreateBuffer
+ *     subbuffer ID PARENT FLAGS ORIGIN BYTES   clCreateSubBuffer
+ *     arg KERNEL INDEX ID                      clSetKernelArg of a buffer
+ *     launch KERNEL Q WAITS OFFSET GLOBAL      clEnqueueNDRangeKernel (dimension 0)
+ *     write ID BLOCKING Q WAITS OFFSET BYTES PTR, read ID BLOCKING Q WAITS OFFSET BYTES PTR
+ *     map ID FLAGS BLOCKING Q WAITS OFFSET BYTES, unmap ID Q WAITS PTR
+ *     marker Q WAITS, barrier Q WAITS          clEnqueueMarker/BarrierWithWaitList
+ *     returned EVENT PTR                       after each command above: the event it gave the
+ *                                              program (or -) and a map's pointer (or -)
+ *     flush Q, finish Q, wait EVENTS           clFlush, clFinish, clWaitForEvents
+ *     status EVENT VALUE, release Q            a look at an event's status, clReleaseCommandQueue
+ *   WAITS is the program's own wait list, its events joined by commas (- when empty). A
+ *   `returned` line follows its command's line at once (the programs graded enqueue from one
+ *   thread); a command's line is written before the call, so a call that never returns is seen.
  * - It holds back every command enqueued without blocking (a kernel, a read, a map, ...) until
  *   the program waits: clFinish, clWaitForEvents, a blocking call, a look at an event, or the
  *   queue's release. OpenCL lets a runtime start a command that late, so a correct program sees
@@ -14,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS  // clCreateCommandQueue, which 1.2 programs call
 #include <CL/cl.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -109,6 +123,68 @@ static cl_uint gated(cl_command_queue queue, cl_uint count, const cl_event* wait
   return n;
 }
 
+/* The wait list a copy or map runs with: its own where it blocks (the gates opened first, since
+ * the program now waits), else the list with the queue's gate added, in OUT. */
+static cl_uint held(cl_command_queue queue, cl_bool blocking, cl_uint count, const cl_event* wait,
+                    cl_event* out, const cl_event** list) {
+  if (blocking) {
+    open_gates();
+    *list = wait;
+    return count;
+  }
+  cl_uint n = gated(queue, count, wait, out);
+  *list = n ? out : NULL;
+  return n;
+}
+
+/* The program's wait list as the record writes it: events joined by commas, or "-". */
+static const char* waits_text(cl_uint count, const cl_event* wait, char* text, size_t size) {
+  size_t used = 0;
+  text[0] = '\0';
+  for (cl_uint i = 0; wait && i < count && used + 24 < size; ++i)
+    used += (size_t)snprintf(text + used, size - used, "%s%p", i ? "," : "", (void*)wait[i]);
+  return used ? text : "-";
+}
+#define WAITS(count, wait) waits_text(count, wait, waits_buffer, sizeof waits_buffer)
+
+/* After a command: the event it gave the program and a map's pointer. */
+static void returned(const cl_event* event, const void* pointer) {
+  char e[32] = "-", p[32] = "-";
+  if (event && *event) snprintf(e, sizeof e, "%p", (void*)*event);
+  if (pointer) snprintf(p, sizeof p, "%p", pointer);
+  note("returned %s %s", e, p);
+}
+
+CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context,
+                                                               cl_device_id device,
+                                                               cl_command_queue_properties props,
+                                                               cl_int* error) {
+  cl_command_queue queue = REAL(clCreateCommandQueue)(context, device, props, error);
+  note("queue %p %llu", (void*)queue, (unsigned long long)props);
+  return queue;
+}
+
+CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
+    cl_context context, cl_device_id device, const cl_queue_properties* properties, cl_int* error) {
+  cl_command_queue queue =
+      REAL(clCreateCommandQueueWithProperties)(context, device, properties, error);
+  unsigned long long props = 0;
+  for (const cl_queue_properties* p = properties; p && p[0]; p += 2)
+    if (p[0] == CL_QUEUE_PROPERTIES) props = (unsigned long long)p[1];
+  note("queue %p %llu", (void*)queue, props);
+  return queue;
+}
+
+CL_API_ENTRY cl_mem CL_API_CALL clCreateSubBuffer(cl_mem parent, cl_mem_flags flags,
+                                                  cl_buffer_create_type type, const void* info,
+                                                  cl_int* error) {
+  cl_mem buffer = REAL(clCreateSubBuffer)(parent, flags, type, info, error);
+  const cl_buffer_region* region = type == CL_BUFFER_CREATE_TYPE_REGION ? info : NULL;
+  note("subbuffer %p %p %llu %zu %zu", (void*)buffer, (void*)parent, (unsigned long long)flags,
+       region ? region->origin : 0, region ? region->size : 0);
+  return buffer;
+}
+
 CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size,
                                                void* host_ptr, cl_int* error) {
   cl_mem buffer = REAL(clCreateBuffer)(context, flags, size, host_ptr, error);
@@ -129,42 +205,46 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue queue, c
                                                        cl_uint count, const cl_event* wait,
                                                        cl_event* event) {
   cl_event list[MAX_WAIT];
-  note("launch %p", (void*)kernel);
+  char waits_buffer[MAX_WAIT * 20];
+  note("launch %p %p %s %zu %zu", (void*)kernel, (void*)queue, WAITS(count, wait),
+       offset && dims ? offset[0] : 0, global && dims ? global[0] : 0);
   cl_uint n = gated(queue, count, wait, list);
-  return REAL(clEnqueueNDRangeKernel)(queue, kernel, dims, offset, global, local, n,
-                                      n ? list : NULL, event);
+  cl_int status = REAL(clEnqueueNDRangeKernel)(queue, kernel, dims, offset, global, local, n,
+                                               n ? list : NULL, event);
+  returned(event, NULL);
+  return status;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer,
                                                     cl_bool blocking, size_t offset, size_t size,
                                                     void* ptr, cl_uint count, const cl_event* wait,
                                                     cl_event* event) {
-  note("read %p %d", (void*)buffer, blocking ? 1 : 0);
-  if (blocking) {
-    open_gates();
-    return REAL(clEnqueueReadBuffer)(queue, buffer, blocking, offset, size, ptr, count, wait,
-                                     event);
-  }
-  cl_event list[MAX_WAIT];
-  cl_uint n = gated(queue, count, wait, list);
-  return REAL(clEnqueueReadBuffer)(queue, buffer, blocking, offset, size, ptr, n, n ? list : NULL,
-                                   event);
+  char waits_buffer[MAX_WAIT * 20];
+  note("read %p %d %p %s %zu %zu %p", (void*)buffer, blocking ? 1 : 0, (void*)queue,
+       WAITS(count, wait), offset, size, ptr);
+  cl_event own[MAX_WAIT];
+  const cl_event* list;
+  cl_uint n = held(queue, blocking, count, wait, own, &list);
+  cl_int status =
+      REAL(clEnqueueReadBuffer)(queue, buffer, blocking, offset, size, ptr, n, list, event);
+  returned(event, NULL);
+  return status;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer,
                                                      cl_bool blocking, size_t offset, size_t size,
                                                      const void* ptr, cl_uint count,
                                                      const cl_event* wait, cl_event* event) {
-  note("write %p %d", (void*)buffer, blocking ? 1 : 0);
-  if (blocking) {
-    open_gates();
-    return REAL(clEnqueueWriteBuffer)(queue, buffer, blocking, offset, size, ptr, count, wait,
-                                      event);
-  }
-  cl_event list[MAX_WAIT];
-  cl_uint n = gated(queue, count, wait, list);
-  return REAL(clEnqueueWriteBuffer)(queue, buffer, blocking, offset, size, ptr, n, n ? list : NULL,
-                                    event);
+  char waits_buffer[MAX_WAIT * 20];
+  note("write %p %d %p %s %zu %zu %p", (void*)buffer, blocking ? 1 : 0, (void*)queue,
+       WAITS(count, wait), offset, size, ptr);
+  cl_event own[MAX_WAIT];
+  const cl_event* list;
+  cl_uint n = held(queue, blocking, count, wait, own, &list);
+  cl_int status =
+      REAL(clEnqueueWriteBuffer)(queue, buffer, blocking, offset, size, ptr, n, list, event);
+  returned(event, NULL);
+  return status;
 }
 
 CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer,
@@ -172,50 +252,84 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem
                                                   size_t offset, size_t size, cl_uint count,
                                                   const cl_event* wait, cl_event* event,
                                                   cl_int* error) {
-  note("map %p %llu %d", (void*)buffer, (unsigned long long)flags, blocking ? 1 : 0);
-  if (blocking) {
-    open_gates();
-    return REAL(clEnqueueMapBuffer)(queue, buffer, blocking, flags, offset, size, count, wait,
-                                    event, error);
-  }
-  cl_event list[MAX_WAIT];
-  cl_uint n = gated(queue, count, wait, list);
-  return REAL(clEnqueueMapBuffer)(queue, buffer, blocking, flags, offset, size, n, n ? list : NULL,
-                                  event, error);
+  char waits_buffer[MAX_WAIT * 20];
+  note("map %p %llu %d %p %s %zu %zu", (void*)buffer, (unsigned long long)flags, blocking ? 1 : 0,
+       (void*)queue, WAITS(count, wait), offset, size);
+  cl_event own[MAX_WAIT];
+  const cl_event* list;
+  cl_uint n = held(queue, blocking, count, wait, own, &list);
+  void* mapped =
+      REAL(clEnqueueMapBuffer)(queue, buffer, blocking, flags, offset, size, n, list, event, error);
+  returned(event, mapped);
+  return mapped;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj,
                                                         void* ptr, cl_uint count,
                                                         const cl_event* wait, cl_event* event) {
-  note("unmap %p", (void*)memobj);
+  char waits_buffer[MAX_WAIT * 20];
+  note("unmap %p %p %s %p", (void*)memobj, (void*)queue, WAITS(count, wait), ptr);
   cl_event list[MAX_WAIT];
   cl_uint n = gated(queue, count, wait, list);
-  return REAL(clEnqueueUnmapMemObject)(queue, memobj, ptr, n, n ? list : NULL, event);
+  cl_int status = REAL(clEnqueueUnmapMemObject)(queue, memobj, ptr, n, n ? list : NULL, event);
+  returned(event, NULL);
+  return status;
+}
+
+/* Markers and barriers are recorded, not held back: each waits for the commands before it (or
+ * its list), which are held back already. */
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint count,
+                                                            const cl_event* wait, cl_event* event) {
+  char waits_buffer[MAX_WAIT * 20];
+  note("marker %p %s", (void*)queue, WAITS(count, wait));
+  cl_int status = REAL(clEnqueueMarkerWithWaitList)(queue, count, wait, event);
+  returned(event, NULL);
+  return status;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue queue, cl_uint count,
+                                                             const cl_event* wait,
+                                                             cl_event* event) {
+  char waits_buffer[MAX_WAIT * 20];
+  note("barrier %p %s", (void*)queue, WAITS(count, wait));
+  cl_int status = REAL(clEnqueueBarrierWithWaitList)(queue, count, wait, event);
+  returned(event, NULL);
+  return status;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clFlush(cl_command_queue queue) {
+  note("flush %p", (void*)queue);
+  return REAL(clFlush)(queue);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clFinish(cl_command_queue queue) {
-  note("sync");
+  note("finish %p", (void*)queue);
   open_gates();
   return REAL(clFinish)(queue);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint count, const cl_event* events) {
-  note("sync");
+  char waits_buffer[MAX_WAIT * 20];
+  note("wait %s", WAITS(count, events));
   open_gates();
   return REAL(clWaitForEvents)(count, events);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info name, size_t size,
                                                void* value, size_t* size_ret) {
-  if (name == CL_EVENT_COMMAND_EXECUTION_STATUS) {
-    note("sync");
-    open_gates();
-  }
-  return REAL(clGetEventInfo)(event, name, size, value, size_ret);
+  if (name != CL_EVENT_COMMAND_EXECUTION_STATUS)
+    return REAL(clGetEventInfo)(event, name, size, value, size_ret);
+  open_gates();
+  cl_int status = REAL(clGetEventInfo)(event, name, size, value, size_ret);
+  cl_int execution = 1;
+  if (status == CL_SUCCESS && value && size >= sizeof execution)
+    memcpy(&execution, value, sizeof execution);
+  note("status %p %d", (void*)event, (int)execution);
+  return status;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue queue) {
-  note("release");
+  note("release %p", (void*)queue);
   open_gates();
   return REAL(clReleaseCommandQueue)(queue);
 }

@@ -21,6 +21,10 @@ import sys
 from pathlib import Path
 
 HOST, MAP = "vector_add_host.cpp", "vector_add_map.cpp"
+PINNED, PIPELINE = "vector_add_pinned.cpp", "vector_add_pipeline.cpp"
+# The exercise (LAB.NAME) each file is graded as.
+EXERCISE = {HOST: "vector_add.host", MAP: "vector_add.map", PINNED: "transfers.pinned",
+            PIPELINE: "transfers.pipeline"}
 NO_WAIT = [("CL_TRUE, 0, bytes, c.data()", "CL_FALSE, 0, bytes, c.data()"),
            ("    event.wait();\n", ""),
            ("    const cl_ulong start = event.getProfilingInfo<CL_PROFILING_COMMAND_START>();\n"
@@ -123,6 +127,94 @@ PLANTS = [
        "queue.enqueueMapBuffer(c_buffer, CL_FALSE, CL_MAP_READ")]
      + NO_WAIT[1:],
      False, r"^c was printed before the device finished"),
+    # transfers.pinned: the staging buffer, the copies through it, its unmap
+    ("pinned_right", PINNED, [], True, r"^PASSED$"),
+    ("pipeline_right", PIPELINE, [], True, r"^PASSED$"),
+    ("pinned_writes_from_vector", PINNED,
+     [("enqueueWriteBuffer(a_buffer, CL_FALSE, 0, bytes, a_staged)",
+       "enqueueWriteBuffer(a_buffer, CL_FALSE, 0, bytes, a.data())")],
+     False, r"^the upload of a copies from host memory outside the mapped staging buffer"),
+    ("pinned_reads_into_vector", PINNED,
+     [("    queue.enqueueReadBuffer(c_buffer, CL_TRUE, 0, bytes, c_staged);\n"
+       "    std::memcpy(c.data(), c_staged, bytes);\n",
+       "    queue.enqueueReadBuffer(c_buffer, CL_TRUE, 0, bytes, c.data());\n")],
+     False, r"^c is read back into host memory outside the mapped staging buffer"),
+    ("pinned_never_mapped", PINNED,
+     [("static_cast<float*>(\n        queue.enqueueMapBuffer(pinned, CL_TRUE, CL_MAP_READ | "
+       "CL_MAP_WRITE, 0, 3 * bytes));", "new float[3 * n];")],
+     False, r"^the CL_MEM_ALLOC_HOST_PTR staging buffer is never mapped"),
+    ("pinned_alloc_device_buffers", PINNED,
+     [("a_buffer(context, CL_MEM_READ_ONLY, bytes)",
+       "a_buffer(context, CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, bytes)")],
+     False, r"^argument 1 \(a\) of vector_add is a buffer created CL_MEM_READ_ONLY \| "
+            r"CL_MEM_ALLOC_HOST_PTR: in this exercise the kernel's buffers are ordinary"),
+    ("pinned_missing_unmap", PINNED,
+     [("    queue.enqueueUnmapMemObject(pinned, a_staged);\n", "")],
+     False, r"^the staging buffer is mapped 1 time and unmapped 0"),
+    ("pinned_unmap_before_read", PINNED,
+     [("    queue.enqueueReadBuffer(c_buffer, CL_TRUE, 0, bytes, c_staged);\n"
+       "    std::memcpy(c.data(), c_staged, bytes);\n"
+       "    queue.enqueueUnmapMemObject(pinned, a_staged);\n",
+       "    queue.enqueueUnmapMemObject(pinned, a_staged);\n"
+       "    queue.enqueueReadBuffer(c_buffer, CL_TRUE, 0, bytes, c_staged);\n"
+       "    std::memcpy(c.data(), c_staged, bytes);\n")],
+     False, r"^c is read into the staging buffer after it was unmapped"),
+    ("pinned_missing_wait", PINNED,
+     [("enqueueReadBuffer(c_buffer, CL_TRUE, 0, bytes, c_staged)",
+       "enqueueReadBuffer(c_buffer, CL_FALSE, 0, bytes, c_staged)")],
+     False, r"^c was printed before the device finished"),
+    # transfers.pipeline: a race seen in the wait lists (not in timing), the offsets, the queues
+    ("pipeline_no_upload_wait", PIPELINE,
+     [("cl::NullRange, &uploads, &computed[k]);", "cl::NullRange, nullptr, &computed[k]);")],
+     False, r"^the kernel over elements 0 to \d+ does not wait for the upload of a's elements 0 "
+            r"to \d+, on another queue: a race"),
+    ("pipeline_one_upload_wait", PIPELINE,
+     [("uploads = {a_uploaded[k], b_uploaded[k]};", "uploads = {a_uploaded[k]};")],
+     False, r"^the kernel over elements 0 to \d+ does not wait for the upload of b's elements"),
+    ("pipeline_no_kernel_wait", PIPELINE,
+     [("&c[first],\n                                       &kernel_done, &downloaded[k]);",
+       "&c[first],\n                                       nullptr, &downloaded[k]);")],
+     False, r"^the download of c's elements 0 to \d+ does not wait for the kernel that computes "
+            r"elements 0 to \d+, on another queue: a race"),
+    ("pipeline_offset_in_elements", PIPELINE,
+     [("const std::size_t offset = first * sizeof(float);", "const std::size_t offset = first;")],
+     False, r"^the kernel over elements \d+ to \d+ reads a's elements \d+ to \d+, which no upload "
+            r"before it wrote: check each upload's offset"),
+    ("pipeline_no_global_offset", PIPELINE,
+     [("enqueueNDRangeKernel(kernel, cl::NDRange(first), cl::NDRange(count)",
+       "enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(count)")],
+     False, r"^no launch of vector_add covers c's elements \d+ to \d+: each chunk's launch starts "
+            r"at its first element"),
+    ("pipeline_one_queue", PIPELINE,
+     [("    cl::CommandQueue kernel_queue(context, device, CL_QUEUE_PROFILING_ENABLE);\n"
+       "    cl::CommandQueue download_queue(context, device, CL_QUEUE_PROFILING_ENABLE);\n",
+       "    cl::CommandQueue& kernel_queue = upload_queue;\n"
+       "    cl::CommandQueue& download_queue = upload_queue;\n")],
+     False, r"^the program enqueues the uploads, the kernels and the downloads on one queue"),
+    ("pipeline_two_queues", PIPELINE,
+     [("    cl::CommandQueue download_queue(context, device, CL_QUEUE_PROFILING_ENABLE);\n",
+       "    cl::CommandQueue& download_queue = upload_queue;\n")],
+     False, r"^the downloads share a queue with the uploads"),
+    ("pipeline_blocking_upload", PIPELINE,
+     [("upload_queue.enqueueWriteBuffer(a_buffer, CL_FALSE",
+       "upload_queue.enqueueWriteBuffer(a_buffer, CL_TRUE")],
+     False, r"^the upload of a's elements 0 to \d+ blocks \(CL_TRUE\)"),
+    ("pipeline_wait_in_loop", PIPELINE,
+     [("      kernel_queue.flush();\n",
+       "      kernel_queue.flush();\n      computed[k].wait();\n")],
+     False, r"^the program waits for the device \(a finish, or a wait for an event\) before it "
+            r"has enqueued every chunk"),
+    ("pipeline_no_flush", PIPELINE,
+     [("      upload_queue.flush();\n", "")],
+     False, r"^a kernel waits for the event of an upload on another queue, which was not flushed"),
+    ("pipeline_missing_finish", PIPELINE,
+     [("    download_queue.finish();\n", "")],
+     False,
+     r"^the download of c's elements \d+ to \d+ is never waited for before the program uses c"),
+    ("pipeline_one_chunk", PIPELINE,
+     [("std::strtoull(argv[3], &end, 10) : 4;", "std::strtoull(argv[3], &end, 10) : 1;")],
+     False, r"^the program launches vector_add once for all \d+ elements: this exercise runs it "
+            r"in chunks"),
 ]
 
 
@@ -151,7 +243,7 @@ def make(args):
             text = text.replace(old, new, 1)
         target.write_text(text)
     command = [sys.executable, args.grader, str(klass), str(work / "gradebook"), "--bin", args.bin,
-               "--host", "--only", "vector_add.host,vector_add.map", "--seed", "2024",
+               "--host", "--only", ",".join(EXERCISE.values()), "--seed", "2024",
                "--time-limit", "20", "-j", str(max(1, len(os.sched_getaffinity(0))))]
     result = subprocess.run(command, capture_output=True, text=True)
     print(result.stdout[-6000:], result.stderr[-3000:])
@@ -166,7 +258,7 @@ def check(args):
     book = json.loads((Path(args.work) / "gradebook" / "gradebook.json").read_text())
     plant = next(p for p in PLANTS if p[0] == args.plant)
     _, file, _, passes, pattern = plant
-    exercise = "vector_add.host" if file == HOST else "vector_add.map"
+    exercise = EXERCISE[file]
     rows = [r for r in book["rows"] if r["student"] == args.plant and r["exercise"] == exercise]
     if len(rows) != 1:
         sys.exit(f"check_host_grading: {len(rows)} rows for {args.plant} {exercise}, expected 1")
