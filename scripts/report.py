@@ -49,7 +49,7 @@ PROGRAM = "report.py"
 # The course's order; a lab the build has that is not listed here comes after, with its defaults.
 LAB_ORDER = ["device_info", "vector_add", "work_items", "matmul", "reduction", "transpose",
              "coalescing", "profiling", "buffer_flags", "events", "memory_spaces", "vector_types",
-             "scan", "histogram", "images", "transfers"]
+             "scan", "histogram", "images", "transfers", "multi_device"]
 # Variants that are someone else's code or the host, drawn as references rather than as the
 # lab's own ladder.
 PEER = re.compile(r"^(OpenBLAS|CLBlast|cuBLAS|memcpy)|\(host\)")
@@ -127,6 +127,9 @@ def plans(profile):
                    "sweep": sweep_sizes("images", profile), "sweep_args": ["--variant", "all"]},
         "transfers": {"args": (["--max-bytes", "1048576", "-n", "256", "--chunks", "2", "--chunk",
                                 "4096"] if quick else []) + reps},
+        # (on a GPU at 8192: the arithmetic long enough that two GPUs' transfers weigh little)
+        "multi_device": {"args": ["-n", "256" if quick else "8192" if gpu else "1024"]
+                         + reps},
     }
 
 
@@ -757,6 +760,37 @@ def overlap_figure(report, device):
     return figure.png(f"copies beside kernels on {device}: the last run of each"), figure.points
 
 
+def shares_figure(report, device):
+    """multi_device: each plan of each part as one bar per device taking part, its median
+    upload, kernel and download stacked from the run's start, on one time axis per part."""
+    parts = {part: data for part, data in report.get("details", {}).items()
+             if isinstance(data, dict) and data.get("plans")}
+    bars = [(part, plan["plan"], share) for part, data in parts.items()
+            for plan in data["plans"] for share in plan["shares"]]
+    if not bars:
+        return None, 0
+    colours = {"upload_s": "C1", "kernel_s": "C0", "download_s": "C3"}
+    figure = Figure(WIDTH, 1.0 + 0.28 * len(bars))
+    axes = figure.axes[0]
+    labels = []
+    for position, (part, plan, share) in zip(range(len(bars) - 1, -1, -1), bars):
+        start = 0.0
+        for stage, colour in colours.items():
+            width = share[stage] * 1e3
+            axes.barh(position, width, left=start, height=0.7, color=colour, edgecolor="white",
+                      linewidth=0.5)
+            start += width
+            figure.points += 1
+        labels.append(f"{part}: {plan}: {share['member']} ({share['rows']} rows)")
+    for stage, colour in colours.items():
+        axes.plot([], [], color=colour, linewidth=8, label=stage.removesuffix("_s"))
+    axes.set_yticks(range(len(bars)))
+    axes.set_yticklabels(labels[::-1], fontsize=7)
+    axes.set_xlabel("milliseconds (medians, each device's own clock)")
+    figure.legend_columns = 3
+    return figure.png(f"each device's share of the job on {device}"), figure.points
+
+
 def trace_figure(trace_path, title):
     """A --trace timeline drawn by trace_png.py, or (None, 0) when it has nothing to draw."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -810,6 +844,9 @@ def pictures(lab, run, order=None):
         out.append(("the pipeline of uploads, kernels and downloads: one queue, then two and "
                     "three queues with events between the stages",
                     *overlap_figure(report, device), DPI))
+    elif lab == "multi_device":
+        out.append(("each device's uploads, kernel and download in each plan",
+                    *shares_figure(report, device), DPI))
     elif lab in ("memory_spaces", "vector_types"):
         out.append(("the rate of each variant", *bars_figure(lab, report, device), DPI))
     if lab in run["traces"]:
@@ -870,6 +907,9 @@ PURPOSE = {
     "transfers": "How bytes travel between the host and the device by each path OpenCL offers, "
                  "as a latency and a bandwidth, what rectangular copies save, and how far copies "
                  "overlap kernels in one queue and across several.",
+    "multi_device": "One matrix product split by rows across the sub-devices of a device, a CPU "
+                    "and a GPU, and several GPUs, evenly and by measured rate, against the "
+                    "fastest device alone.",
 }
 
 

@@ -46,6 +46,7 @@ ARGS = {
     "images": ["-W", "41", "-H", "23", "--variant", "all", "--reps", "2"],
     "transfers": ["--max-bytes", "65536", "-n", "64", "--chunks", "2", "--chunk", "1000", "--reps",
                   "2"],
+    "multi_device": ["-n", "40", "--reps", "1"],
 }
 # A second run where one lab reports a different shape of result.
 EXTRA = [

@@ -118,6 +118,16 @@ std::vector<DeviceEntry> all_devices() {
   return devices;
 }
 
+std::vector<DeviceEntry> platform_devices(const std::vector<DeviceEntry>& devices,
+                                          const Options& options) {
+  std::vector<DeviceEntry> kept;
+  for (const auto& entry : devices) {
+    if (options.platform.empty() || platform_matches(entry, options.platform))
+      kept.push_back(entry);
+  }
+  return kept;
+}
+
 DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options& options) {
   std::vector<DeviceEntry> candidates;
   bool platform_seen = options.platform.empty();

@@ -33,7 +33,8 @@ int run(lab::Cli& cli, lab::Env& env, const Settings& s, const matmul::Dims& dim
   const auto& opt = cli.options();
   // 3. Host data and the reference (in double, on every host core)
   const auto reference_start = std::chrono::steady_clock::now();
-  matmul::Problem<T> problem = matmul::make_problem<T>(dims, opt.seed);
+  matmul::Problem<T> problem =
+      lab::make_matmul_problem<T>(dims, opt.seed, "matmul: host data and reference");
   const double reference_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
   cli.out() << "Host reference (double, all cores): " << lab::format_seconds(reference_seconds)
@@ -182,7 +183,7 @@ int main(int argc, char** argv) {
               "index with int): choose smaller sizes");
         }
         // A size whose host reference alone would take hours is refused before any work.
-        matmul::check_reference_time(dims, s.dtype);
+        lab::check_matmul_reference_time(dims, s.dtype);
         lab::check_kernel_options(opt, matmul::family(), s.variant);
         lab::check_tunables_used(tuning_options, matmul::family(), s.variant, lab::notes());
         if (!opt.kernel_file.empty() && s.variant != "all" &&

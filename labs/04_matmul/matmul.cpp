@@ -228,18 +228,6 @@ Family make_family() {
 
 }  // namespace
 
-lab::Size Dims::size() const {
-  return lab::Size("m", std::int64_t(M))
-      .add("n", std::int64_t(N))
-      .add("k", std::int64_t(K))
-      .label(text());
-}
-
-std::string Dims::text() const {
-  if (M == N && N == K) return "N=" + std::to_string(N);
-  return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
-}
-
 const Family& family() {
   static const Family table = make_family();
   return table;

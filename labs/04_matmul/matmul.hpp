@@ -3,6 +3,7 @@
 #pragma once
 
 #include "lab/lab.hpp"
+#include "lab/matmul_reference.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -16,15 +17,10 @@ namespace matmul {
 constexpr int kMaxGroupSide = 65536;
 constexpr int kMaxDimension = 1 << 30;
 
-// C (M×N) = A (M×K) · B (K×N), row-major.
-struct Dims {
-  int M = 0;
-  int N = 0;
-  int K = 0;
-  double flops() const { return 2.0 * M * N * K; }
-  std::string text() const;  // "M=64 N=64 K=64" or "N=1024" when square
-  lab::Size size() const;    // {m, n, k} with text() for words
-};
+// C (M×N) = A (M×K) · B (K×N), row-major; its inputs and host reference (lab/matmul_reference.hpp).
+using Dims = lab::MatmulDims;
+template <typename T>
+using Problem = lab::MatmulProblem<T>;
 
 // The ladder as a table (lab::Family): each row names its kernel, plans its NDRange and lists
 // the tunables it uses, by the kernel's macro names:
@@ -62,34 +58,6 @@ struct Peak {
   std::string short_name = "FP32 peak";
 };
 
-// Inputs and the reference result. Float and double inputs are uniform in [-1, 1) and the
-// reference is computed in double; int inputs are uniform in [-9, 9] and the reference is exact.
-template <typename T>
-struct Problem {
-  Dims dims;
-  lab::HostVector<T> A;
-  lab::HostVector<T> B;
-  std::vector<double> C_ref;  // exact for int (|values| < 2^53)
-  // Per row of C, the largest error allowed: gamma_K * sum_k |A(i,k)| * max_j |B(k,j)|, where
-  // gamma_K = K u / (1 - K u), u the type's unit roundoff (2^-24, 2^-53): the worst-case
-  // rounding of a K-term dot product in any order; plus the reference's own, gamma_K for
-  // u = 2^-53 (a double row is held to twice double's bound). 0 for int.
-  std::vector<double> row_tolerance;
-};
-template <typename T>
-Problem<T> make_problem(const Dims& dims, std::uint64_t seed);
-
-// Multiply-adds per second of the host reference (make_problem<T>) on this host's cores,
-// measured on a small problem in a few milliseconds.
-template <typename T>
-double reference_rate();
-
-// Refuses (UsageError, exit 2) sizes whose host reference alone would take longer than
-// LAB_HOST_TIME_LIMIT seconds (default kHostTimeLimit), estimated from reference_rate<T>() for
-// `dtype`, with the time it would take and the size that fits.
-constexpr double kHostTimeLimit = 3600;
-void check_reference_time(const Dims& dims, const std::string& dtype);
-
 // How far past the end of A, B and C (in elements) a variant's padded launch can reach when its
 // kernel leaves out the bounds checks: the guard zones must be at least this long.
 struct Reach {
@@ -109,12 +77,6 @@ struct Buffers {
 };
 template <typename T>
 Buffers<T> make_buffers(lab::Env& env, Problem<T>& problem, const Reach& reach);
-
-// Compares a device result with the reference: exact for int, within row_tolerance for float
-// and double.
-template <typename T>
-lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name,
-                              std::ostream& err);
 
 // One row with one tuning, printing where `stage` says: builds the variant's kernel with its
 // tunables as -D and checks the launch against the device (lab::prepare_kernel), launches it

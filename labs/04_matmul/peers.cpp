@@ -52,7 +52,7 @@ std::optional<lab::Result> run_openblas(const Problem<T>& problem, const lab::Op
   const Dims& d = problem.dims;
   lab::HostVector<T> C(static_cast<std::size_t>(d.M) * d.N);
   const lab::Timing time = lab::time_on_host(options, [&] { gemm(C.data()); });
-  const lab::CheckResult check = check_result(C.data(), problem, "C (OpenBLAS)", std::cerr);
+  const lab::CheckResult check = lab::check_matmul(C.data(), problem, "C (OpenBLAS)", std::cerr);
   lab::Result row =
       make_result("OpenBLAS " + lab::blas_letter<T>() + "gemm (host CPU)", d, time, check, Peak{});
   lab::mark_peer(row);
@@ -118,7 +118,7 @@ std::optional<lab::Result> run_clblast(lab::Env& env, const Problem<T>& problem,
   const lab::Timing time = lab::time_on_host(options, call);
   lab::HostVector<T> C(static_cast<std::size_t>(d.M) * d.N);
   env.queue.enqueueReadBuffer(buffers.c.buffer(), CL_TRUE, 0, C.size() * sizeof(T), C.data());
-  const lab::CheckResult check = check_result(C.data(), problem, "C (CLBlast)", std::cerr);
+  const lab::CheckResult check = lab::check_matmul(C.data(), problem, "C (CLBlast)", std::cerr);
   lab::Result row = make_result("CLBlast " + lab::blas_letter<T>() + "gemm", d, time, check, peak);
   lab::mark_peer(row);
   return row;

@@ -1,16 +1,11 @@
-// run.cpp: how matmul runs a variant: the inputs and their host reference (blocked, on every
-// host core), the guarded buffers, the check against the reference, the one launch/time/verify
-// path every variant goes through (with EDGES=pad's copies), and the sequential host loop.
+// run.cpp: how matmul runs a variant: the guarded buffers, the one launch/time/verify path every
+// variant goes through (with EDGES=pad's copies, each result checked against the host reference
+// of lab/matmul_reference.hpp), and the sequential host loop.
 #include "matmul.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <iostream>
-#include <thread>
 #include <type_traits>
 
 namespace matmul {
@@ -19,126 +14,7 @@ namespace {
 using Sizes = std::vector<std::uint64_t>;
 using lab::Tuning;
 
-// Rows [begin, end) of the reference, blocked so a block of B stays in cache while IB rows use it.
-template <typename T>
-void reference_rows(Problem<T>& p, int begin, int end) {
-  using R = double;  // exact for int; for float and double, its rounding is in the bound
-  constexpr int IB = 16, JB = 512;
-  const int N = p.dims.N, K = p.dims.K;
-  std::vector<R> acc(IB * JB);
-  for (int ib = begin; ib < end; ib += IB) {
-    const int rows = std::min(IB, end - ib);
-    for (int jb = 0; jb < N; jb += JB) {
-      const int cols = std::min(JB, N - jb);
-      std::fill(acc.begin(), acc.end(), R(0));
-      for (int k = 0; k < K; ++k) {
-        const T* b = &p.B[static_cast<std::size_t>(k) * N + jb];
-        for (int r = 0; r < rows; ++r) {
-          const R a = p.A[static_cast<std::size_t>(ib + r) * K + k];
-          R* c = &acc[static_cast<std::size_t>(r) * JB];
-          for (int j = 0; j < cols; ++j) c[j] += a * b[j];
-        }
-      }
-      for (int r = 0; r < rows; ++r) {
-        std::copy(&acc[static_cast<std::size_t>(r) * JB],
-                  &acc[static_cast<std::size_t>(r) * JB] + cols,
-                  &p.C_ref[static_cast<std::size_t>(ib + r) * N + jb]);
-      }
-    }
-  }
-}
-
 }  // namespace
-
-template <typename T>
-Problem<T> make_problem(const Dims& dims, std::uint64_t seed) {
-  Problem<T> p;
-  p.dims = dims;
-  // A large reference takes minutes: it says how far along it is (lab/progress.hpp), in blocks
-  // of 16 rows of C.
-  const int blocks = (dims.M + 15) / 16;
-  lab::Progress progress("matmul: host data and reference", blocks);
-  const std::size_t a_size = static_cast<std::size_t>(dims.M) * dims.K;
-  const std::size_t b_size = static_cast<std::size_t>(dims.K) * dims.N;
-  if constexpr (std::is_floating_point_v<T>) {
-    p.A = lab::random_vector<T>(a_size, lab::derive_seed(seed, 0), -1, 1);
-    p.B = lab::random_vector<T>(b_size, lab::derive_seed(seed, 1), -1, 1);
-  } else {
-    p.A = lab::random_vector<T>(a_size, lab::derive_seed(seed, 0), -9, 9);
-    p.B = lab::random_vector<T>(b_size, lab::derive_seed(seed, 1), -9, 9);
-  }
-  p.C_ref.assign(static_cast<std::size_t>(dims.M) * dims.N, 0.0);
-
-  // The reference, on every host core: blocks of 16 rows handed out one by one.
-  std::atomic<int> next{0};
-  const int threads = std::max(1, std::min<int>(blocks, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      for (int b = next++; b < blocks; b = next++) {
-        reference_rows(p, 16 * b, std::min(dims.M, 16 * b + 16));
-        progress.add(1);
-      }
-    });
-  }
-  for (auto& thread : pool) thread.join();
-
-  p.row_tolerance.assign(dims.M, 0.0);
-  if constexpr (std::is_floating_point_v<T>) {
-    // The device's rounding in the type's u, plus the reference's own: a K-term dot product in
-    // double, within gamma_K for u = 2^-53 (for float a small share of the bound; for double it
-    // doubles it, still a bound of double's accuracy).
-    const auto gamma_k = [&](double u) { return dims.K * u / (1.0 - dims.K * u); };
-    const double gamma = gamma_k(lab::unit_roundoff<T>()) + gamma_k(lab::unit_roundoff<double>());
-    std::vector<double> b_max(dims.K, 0.0);
-    for (int k = 0; k < dims.K; ++k) {
-      for (int j = 0; j < dims.N; ++j) {
-        b_max[k] =
-            std::max(b_max[k], std::fabs(double(p.B[static_cast<std::size_t>(k) * dims.N + j])));
-      }
-    }
-    for (int i = 0; i < dims.M; ++i) {
-      double sum = 0;
-      for (int k = 0; k < dims.K; ++k) {
-        sum += std::fabs(double(p.A[static_cast<std::size_t>(i) * dims.K + k])) * b_max[k];
-      }
-      p.row_tolerance[i] = gamma * sum;
-    }
-  }
-  return p;
-}
-
-template <typename T>
-double reference_rate() {
-  // 64 rows of C per host thread (4 blocks each), 512 x 512: about 10 ms on every core.
-  const int threads = std::max(1u, std::thread::hardware_concurrency());
-  const Dims sample{64 * threads, 512, 512};
-  const auto start = std::chrono::steady_clock::now();
-  make_problem<T>(sample, 1);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return double(sample.M) * sample.N * sample.K / std::max(seconds, 1e-9);
-}
-
-void check_reference_time(const Dims& dims, const std::string& dtype) {
-  const double macs = double(dims.M) * dims.N * dims.K;
-  if (macs < 1e9) return;  // a second at most on any host: not worth measuring
-  double limit = kHostTimeLimit;
-  if (const char* text = std::getenv("LAB_HOST_TIME_LIMIT"); text != nullptr && *text != '\0') {
-    limit = lab::parse_positive("LAB_HOST_TIME_LIMIT", text, 1e-3, 1e9);
-  }
-  const double rate = dtype == "double" ? reference_rate<double>() : reference_rate<float>();
-  const double seconds = macs / rate;
-  if (seconds <= limit) return;
-  char numbers[160];
-  std::snprintf(numbers, sizeof numbers, "%.1e multiply-adds at %.1e a second on this host", macs,
-                rate);
-  throw lab::UsageError(dims.text() + " would need about " + lab::format_duration(seconds) +
-                        " for the host reference alone (" + numbers + "), over the limit of " +
-                        lab::format_duration(limit) + " (LAB_HOST_TIME_LIMIT): choose sizes " +
-                        "whose M*N*K is at most about " +
-                        std::to_string(std::lround(std::cbrt(limit * rate))) + "^3");
-}
 
 lab::Result make_result(const std::string& name, const Dims& dims, const lab::Timing& timing,
                         const lab::CheckResult& check, const Peak& peak) {
@@ -186,16 +62,6 @@ Buffers<T> make_buffers(lab::Env& env, Problem<T>& problem, const Reach& reach) 
       lab::GuardedBuffer<T>(env, lab::BufferMode::copy, CL_MEM_READ_ONLY, problem.B.size(), reach.b,
                             problem.B.data()),
       lab::GuardedBuffer<T>(env, lab::BufferMode::write, CL_MEM_WRITE_ONLY, c_size, reach.c)};
-}
-
-template <typename T>
-lab::CheckResult check_result(const T* C, const Problem<T>& problem, const std::string& name,
-                              std::ostream& err) {
-  const auto& tolerance = problem.row_tolerance;
-  const std::size_t columns = problem.dims.N;
-  return lab::compare_each(
-      C, problem.C_ref.data(), problem.C_ref.size(),
-      [&](std::size_t index) { return tolerance[index / columns]; }, err, name, columns);
 }
 
 using Launcher = cl::KernelFunctor<cl_int, cl_int, cl_int, cl::Buffer, cl::Buffer, cl::Buffer>;
@@ -277,7 +143,7 @@ lab::Result run_variant(lab::Env& env, const Variant& variant, const Tuning& t,
   lab::CheckResult check;
   {
     const lab::Mapping<T> C = buffers.c.fetch(env.queue);
-    check = check_result(C.data(), problem, "C (" + variant.name + ")", stage.err);
+    check = lab::check_matmul(C.data(), problem, "C (" + variant.name + ")", stage.err);
   }
   const lab::GuardCheck guard = buffers.c.check_guards(env.queue);
   const std::string outside = lab::describe_guard_writes(
@@ -321,7 +187,7 @@ std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostrea
     }
   };
   const lab::Timing timing = lab::time_on_host(0, 1, loop);
-  const lab::CheckResult check = check_result(C.data(), problem, "C (sequential)", std::cerr);
+  const lab::CheckResult check = lab::check_matmul(C.data(), problem, "C (sequential)", std::cerr);
   lab::Result row = make_result("sequential (host)", d, timing, check, Peak{});
   row.add_note("the host loop, one core, timed once on the host clock");
   return row;
@@ -329,11 +195,7 @@ std::optional<lab::Result> run_sequential(const Problem<T>& problem, std::ostrea
 
 // The element types the lab runs: float, double and int.
 #define MATMUL_INSTANTIATE(T)                                                                      \
-  template Problem<T> make_problem<T>(const Dims&, std::uint64_t);                                 \
-  template double reference_rate<T>();                                                             \
   template Buffers<T> make_buffers<T>(lab::Env&, Problem<T>&, const Reach&);                       \
-  template lab::CheckResult check_result<T>(const T*, const Problem<T>&, const std::string&,       \
-                                            std::ostream&);                                        \
   template lab::Result run_variant<T>(lab::Env&, const Variant&, const Tuning&, const lab::Stage&, \
                                       const Problem<T>&, Buffers<T>&, const Peak&);                \
   template std::optional<lab::Result> run_sequential<T>(const Problem<T>&, std::ostream&);

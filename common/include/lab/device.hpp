@@ -29,6 +29,11 @@ std::vector<cl::Platform> all_platforms();
 // Every device of every platform, in --list order. Throws RuntimeError when no platform exists.
 std::vector<DeviceEntry> all_devices();
 
+// The devices of the platform -p (or LAB_PLATFORM) selects, in --list order; of every platform
+// without -p. For labs that use several devices at once (multi_device).
+std::vector<DeviceEntry> platform_devices(const std::vector<DeviceEntry>& devices,
+                                          const Options& options);
+
 // Applies -p, -d and --type (and their LAB_* fallbacks) to `devices`. Without -d, the first GPU
 // among the candidates wins, else the first device. Throws UsageError when nothing matches.
 DeviceEntry choose_device(const std::vector<DeviceEntry>& devices, const Options& options);
