@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <iostream>
@@ -68,7 +69,34 @@ struct PlanRuns {
   std::vector<double> host_s;
   std::vector<std::vector<MemberTimes>> members;  // [run][member]
   lab::CheckResult check;
+  std::string wrong_bands;  // which members' rows held the first wrong run's mismatches
 };
+
+// Which members' bands of C hold wrong elements (beyond their row's bound, or not a number), as
+// a sentence: "wrong elements in sub-device 1 (1 CU)'s rows 64-129 (8580 of 8580)". A wrong band
+// points at that member's offsets, sizes or launch; every band wrong, at what they share.
+std::string wrong_bands(const float* C, const lab::MatmulProblem<float>& problem,
+                        const std::vector<Member>& members,
+                        const std::vector<std::uint64_t>& rows) {
+  const std::uint64_t N = problem.dims.N;
+  std::ostringstream said;
+  std::uint64_t row0 = 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    std::uint64_t wrong = 0;
+    for (std::uint64_t r = row0; r < row0 + rows[i]; ++r) {
+      for (std::uint64_t j = 0; j < N; ++j) {
+        const double error = std::fabs(double(C[r * N + j]) - problem.C_ref[r * N + j]);
+        if (!(error <= problem.row_tolerance[r])) ++wrong;
+      }
+    }
+    if (wrong > 0) {
+      said << (said.tellp() > 0 ? "; " : "") << members[i].name << "'s rows " << row0 << "-"
+           << row0 + rows[i] - 1 << " (" << wrong << " of " << rows[i] * N << " elements)";
+    }
+    row0 += rows[i];
+  }
+  return said.str();
+}
 
 // Rows [0, m) in pieces proportional to `weights`, each boundary rounded to the nearest multiple
 // of `granule` (the kernel's block of rows: a piece of a few rows costs its device a whole block
@@ -270,6 +298,12 @@ std::vector<lab::Result> split(lab::Cli& cli, Team& team, const lab::MatmulProbl
           r.check =
               lab::check_matmul(whole.data(), problem, "C (" + plans[p].name + ")", std::cerr);
           r.check.checked += before;
+          if (r.check.mismatches > 0) {
+            r.wrong_bands = wrong_bands(whole.data(), problem, team.members, plans[p].rows);
+            std::cerr << "multi_device: " << team.part << ": " << plans[p].name
+                      << ": wrong elements in " << r.wrong_bands
+                      << ": check that device's offsets, sizes and launch\n";
+          }
         }
         r.host_s.push_back(host_s);
         r.members.push_back(times);
@@ -326,6 +360,7 @@ std::vector<lab::Result> split(lab::Cli& cli, Team& team, const lab::MatmulProbl
     row.rate = lab::gigaflops(d.flops(), row.time->median);
     row.unit = "GFLOP/s";
     lab::set_check(row, runs.check);
+    if (!runs.wrong_bands.empty()) row.add_note("wrong elements in " + runs.wrong_bands);
     nlohmann::json shares = nlohmann::json::array();
     std::ostringstream said;
     said << std::fixed << std::setprecision(1);
@@ -380,9 +415,15 @@ std::vector<lab::Result> split(lab::Cli& cli, Team& team, const lab::MatmulProbl
   std::ostringstream finding;
   finding << std::fixed << std::setprecision(2) << team.part << ": the " << splits[b].name
           << " ran " << best << "x as fast as " << team.members[fastest].name << " alone"
-          << (best < 1.0   ? ", slower: splitting cost more than it gave here."
-              : best < 1.1 ? ", about the same: splitting gained little here."
-                           : ".");
+          << (best < 0.95   ? ": splitting cost more than it gave here."
+              : best < 1.05 ? ", about as fast: splitting gained nothing here."
+                            : ".");
+  for (std::size_t i = 0; i < count; ++i) {
+    if (team.members[i].splits && splits[b].rows[i] == 0) {
+      finding << " It gave " << team.members[i].name << " no rows: its share was under half a "
+              << "block of " << granule << ".";
+    }
+  }
   double slowest_span = 0, most_slowdown = 0;
   std::string slowed;
   for (std::size_t i = 0; i < count; ++i) {
