@@ -13,7 +13,8 @@ scripts/sweep.sh). A block names what it shows with attributes (values with spac
 
   lab=NAME       the lab, i.e. the file <NAME>.json (required)
   rows=A|B|...   variants, matched against a result's `variant` exactly, else by the first word
-                 (`element` matches `element mode=copy`; `float4` matches `float4 streaming`)
+                 (`element` matches `element mode=copy`; `float4` matches `float4 streaming`);
+                 a SKIPPED row shows its reason in place of its figures
   cols=C,...     columns after device and variant, from: size, median, min, rate, share
                  (percentage of the lab's reference with its range over the rounds), reference
                  (the reference's rate), speedup (the lab's speed-up column), measured (what a
@@ -147,6 +148,8 @@ def fmt_time(seconds: float) -> str:
 
 
 def fmt_ratio(value: float) -> str:
+    if value < 0.01:  # two significant digits, not 0.00x
+        return f"{value:.2g}x"
     return f"{value:.2f}x" if value < 10 else f"{value:.0f}x"
 
 
@@ -333,6 +336,11 @@ def render(attrs: dict[str, str], runs: Path = RUNS) -> str:
             for name in wanted:
                 row = find_row(results, name, where)
                 values = [label, f"`{row.get('variant')}`"]
+                if row.get("status") == "SKIPPED" and "measured" not in cols:
+                    reason = f"SKIPPED: {row.get('skip_reason', '')}".strip()
+                    lines.append("| " + " | ".join(values + [reason] + ["-"] * (len(cols) - 1))
+                                 + " |")
+                    continue
                 for c in cols:
                     try:
                         values.append(cell(c, row, base, where))

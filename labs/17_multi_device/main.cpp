@@ -2,9 +2,10 @@
 // sub-devices of one device (clCreateSubDevices), across a CPU and a GPU, and across every GPU;
 // each device's share runs alone first, then the job is split evenly and by the rates measured
 // alone, and each split is timed in turns with the fastest device alone. The OpenCL host program,
-// steps 1-12: here the options, the host data (1-2) and the report (12); teams.cpp holds steps
-// 3-5 (which devices, which contexts) and split.cpp steps 6-11 (staging, kernels, runs, checks),
-// in the order they run. lab:: helpers parse options, check and report.
+// steps 1-12: here the options and the lab's device (1-2), the call of each part's team (3-5, in
+// teams.cpp: which devices, which contexts), the host data, each part's job (6-11, in split.cpp:
+// staging, kernels, runs, checks) and the report (12), in the order they run. lab:: helpers parse
+// options, check and report.
 #ifndef CL_HPP_ENABLE_EXCEPTIONS  // the same settings as common/CMakeLists.txt gives every lab
 #define CL_HPP_ENABLE_EXCEPTIONS  // OpenCL errors as cl::Error exceptions
 #define CL_HPP_TARGET_OPENCL_VERSION 120
@@ -42,8 +43,7 @@ int main(int argc, char** argv) {
 
         // 2. The lab's device (-p, -d, --type: the one the sub-devices part splits) and the sizes:
         //    by default 4096 on a GPU, 512 on a CPU (where this kernel is slow: a run then takes
-        //    a fraction of a second); then the inputs and their reference, computed once for
-        //    every part
+        //    a fraction of a second)
         lab::Env env = lab::pick_device(opt, cli.out());
         if (s.n == 0) {
           s.n = (env.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0 ? 4096 : 512;
@@ -63,15 +63,29 @@ int main(int argc, char** argv) {
         // A size whose host reference alone would take hours is refused before any work.
         lab::check_matmul_reference_time(dims, "float");
         lab::check_memory(env, largest * sizeof(float), 3, 8, "-n");
-        const lab::MatmulProblem<float> problem = lab::make_matmul_problem<float>(
-            dims, opt.seed, "multi_device: host data and reference");
 
-        lab::Report report("multi_device", lab::describe_device(env));
-        report.set_row_name("part");
-        const auto run_part = [&](multi_device::Team team) {
+        // Steps 3-5 (teams.cpp): the devices of each part that runs, before any work, so that a
+        // part chosen alone that cannot run here ends at once (exit 77) with the reason
+        std::vector<multi_device::Team> teams;
+        if (parts.runs("sub-devices")) teams.push_back(multi_device::sub_devices_team(env));
+        if (parts.runs("cpu-gpu")) teams.push_back(multi_device::cpu_gpu_team(opt));
+        if (parts.runs("gpus")) teams.push_back(multi_device::gpus_team(opt));
+        for (const multi_device::Team& team : teams) {
           if (!team.skipped.empty() && parts.chosen() != "all") {
             throw lab::SkipError(team.part + " cannot run here: " + team.skipped);
           }
+          for (const multi_device::Member& m : team.members) {
+            lab::check_memory(lab::Env{m.platform, m.device, {}, {}}, largest * sizeof(float), 3, 0,
+                              "-n");
+          }
+        }
+
+        //    The inputs and their reference, computed once for every part
+        const lab::MatmulProblem<float> problem = lab::make_matmul_problem<float>(
+            dims, opt.seed, "multi_device: host data and reference");
+        lab::Report report("multi_device", lab::describe_device(env));
+        report.set_row_name("part");
+        for (multi_device::Team& team : teams) {
           if (!team.skipped.empty()) {
             cli.out() << "\n" << team.part << ": skipped: " << team.skipped << "\n";
             lab::Result row;
@@ -79,19 +93,12 @@ int main(int argc, char** argv) {
             row.size = dims.size();
             row.skip_reason = team.skipped;
             report.add(std::move(row));
-            return;
-          }
-          for (const multi_device::Member& m : team.members) {
-            lab::check_memory(lab::Env{m.platform, m.device, {}, {}}, largest * sizeof(float), 3, 0,
-                              "-n");
+            continue;
           }
           for (auto& row : multi_device::split(cli, team, problem, report.details())) {
             report.add(std::move(row));
           }
-        };
-        if (parts.runs("sub-devices")) run_part(multi_device::sub_devices_team(env));
-        if (parts.runs("cpu-gpu")) run_part(multi_device::cpu_gpu_team(opt));
-        if (parts.runs("gpus")) run_part(multi_device::gpus_team(opt));
+        }
 
         // 12. The report: each device alone and each split, with its speed-up over the fastest
         //     device alone and each device's share
