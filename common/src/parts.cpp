@@ -88,6 +88,11 @@ void Parts::check(const Cli& cli) const {
       others.push_back("all");
       std::string theirs;
       for (const auto& file : part.helper_files) theirs += (theirs.empty() ? "" : ", ") + file;
+      if (replaced.empty()) {  // no part has a kernel of its own to replace
+        throw UsageError("--kernel-file has nothing to replace here: every part runs the suite's " +
+                         (theirs.empty() ? std::string("kernels") : theirs) +
+                         "; put your copy in a folder under the same name and pass --kernel-dir");
+      }
       throw UsageError("--kernel-file replaces " + replaced + ", which --part " + part.name +
                        " does not build: choose --part " + either(others) +
                        (theirs.empty() ? std::string()

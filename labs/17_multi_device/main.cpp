@@ -58,11 +58,11 @@ int main(int argc, char** argv) {
             largest >= (std::uint64_t{1} << 31)) {
           throw lab::UsageError(
               "matrices of more than 2^31 elements are not supported (the kernel indexes with "
-              "int): choose smaller sizes");
+              "int): choose sizes whose M*K, K*N and M*N are each below 2^31 (-n 46340 at most)");
         }
         // A size whose host reference alone would take hours is refused before any work.
         lab::check_matmul_reference_time(dims, "float");
-        lab::check_memory(env, largest * sizeof(float), 3, 8, "-n");
+        lab::check_memory(env, largest * sizeof(float), 3, 8, "-n (or -M, -N, -K)");
 
         // Steps 3-5 (teams.cpp): the devices of each part that runs, before any work, so that a
         // part chosen alone that cannot run here ends at once (exit 77) with the reason
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
           }
           for (const multi_device::Member& m : team.members) {
             lab::check_memory(lab::Env{m.platform, m.device, {}, {}}, largest * sizeof(float), 3, 0,
-                              "-n");
+                              "-n (or -M, -N, -K)");
           }
         }
 
@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
             row.variant = team.part;
             row.size = dims.size();
             row.skip_reason = team.skipped;
+            row.add_note(team.skipped);  // the table shows it under the row
             report.add(std::move(row));
             continue;
           }
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
 
         // 12. The report: each device alone and each split, with its speed-up over the fastest
         //     device alone and each device's share
+        multi_device::release(teams, env);
         report.print(cli.format(), std::cout);
         return report.exit_code();
       });

@@ -51,6 +51,12 @@ Team cpu_gpu_team(const lab::Options& options);
 // Every GPU of every platform (of the platform -p names, if given), one context per platform.
 Team gpus_team(const lab::Options& options);
 
+// The teams' contexts, queues and sub-devices released, then one small command through the lab's
+// device and waited for. PoCL's worker threads finish releasing a sub-device's last commands a
+// moment after clFinish returns, and a process that exits meanwhile crashed in PoCL 3.1 (now and
+// then, at exit, after a correct run); the command runs only after that work is done.
+void release(std::vector<Team>& teams, const lab::Env& env);
+
 // Steps 6-11: the job C = A·B on each member alone, then split by rows of C across the members
 // that split, evenly and by the rates measured alone, each in turns with the fastest member
 // alone. Every run's C checked whole against the reference. One row per member alone and per

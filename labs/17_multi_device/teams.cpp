@@ -135,4 +135,13 @@ Team gpus_team(const lab::Options& options) {
   return team;
 }
 
+void release(std::vector<Team>& teams, const lab::Env& env) {
+  teams.clear();
+  cl::Context context(env.device);
+  cl::CommandQueue queue(context, env.device);
+  cl::Buffer word(context, CL_MEM_READ_WRITE, sizeof(cl_uint));
+  queue.enqueueFillBuffer(word, cl_uint{0}, 0, sizeof(cl_uint));
+  queue.finish();
+}
+
 }  // namespace multi_device
