@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <iostream>
@@ -79,16 +78,14 @@ std::string wrong_bands(const float* C, const lab::MatmulProblem<float>& problem
                         const std::vector<Member>& members,
                         const std::vector<std::uint64_t>& rows) {
   const std::uint64_t N = problem.dims.N;
-  std::ostringstream said;
+  std::ostringstream said, unprinted;  // the mismatch lines were printed by the whole check
   std::uint64_t row0 = 0;
   for (std::size_t i = 0; i < members.size(); ++i) {
-    std::uint64_t wrong = 0;
-    for (std::uint64_t r = row0; r < row0 + rows[i]; ++r) {
-      for (std::uint64_t j = 0; j < N; ++j) {
-        const double error = std::fabs(double(C[r * N + j]) - problem.C_ref[r * N + j]);
-        if (!(error <= problem.row_tolerance[r])) ++wrong;
-      }
-    }
+    const std::size_t wrong =
+        lab::compare_each(
+            C + row0 * N, problem.C_ref.data() + row0 * N, rows[i] * N,
+            [&](std::size_t k) { return problem.row_tolerance[row0 + k / N]; }, unprinted, "")
+            .mismatches;
     if (wrong > 0) {
       said << (said.tellp() > 0 ? "; " : "") << members[i].name << "'s rows " << row0 << "-"
            << row0 + rows[i] - 1 << " (" << wrong << " of " << rows[i] * N << " elements)";
