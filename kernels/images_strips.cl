@@ -12,9 +12,12 @@
 // RADIUS. Against that, the 2 RADIUS rows around a strip are filtered along the row once more by
 // each neighbouring strip, and the unrolled code and its registers grow with STRIP and RADIUS:
 // the best STRIP depends on the radius and the device (--tune searches it).
-// When the width is a multiple of 4, every row starts on 16 bytes and the row's float4s are read
-// as float4s; otherwise (and within 4 REACH pixels of the left or right edge) pixel by pixel,
-// each column clamped to the image.
+// The interior first: a strip away from every edge, in an image whose width is a multiple of 4
+// (every row starts on 16 bytes), reads its rows as float4s with no clamp and writes with no
+// check. With no branch inside, the unrolled walk is one run of code, and the compiler can issue
+// the loads of the rows ahead before the sums of the row at hand. Elsewhere, the walk below:
+// each row clamped to the image, each pixel read alone (and its column clamped) where a float4
+// would cross the left or right edge or the rows do not start on 16 bytes, each write checked.
 // Indices: (x0, y0) the first column and row of the work-item's strip; j the input row it is at,
 // image row y0 - RADIUS + j (clamped); v the row's pixels from x0 - 4 REACH; d a tap's offset;
 // ring[k] the filtered row j with j % SIDE == k. weights holds the row's 2 RADIUS + 1 weights,
@@ -42,6 +45,34 @@ __kernel void convolve_strips(const int height, const int width, __global const 
   __constant float* column = weights + SIDE;
   const bool whole = width % 4 == 0 && x0 >= 4 * REACH && x0 + 4 + 4 * REACH <= width;
   float4 ring[SIDE];
+  if (whole && y0 >= RADIUS && y0 + STRIP + RADIUS <= height) {
+    const int pitch = width / 4;  // float4s a row
+    __global const float4* src =
+        (__global const float4*)in + (y0 - RADIUS) * pitch + x0 / 4 - REACH;
+    __global float4* dst = (__global float4*)out + (y0 - 2 * RADIUS) * pitch + x0 / 4;
+#pragma unroll
+    for (int j = 0; j < STRIP + 2 * RADIUS; ++j) {
+      const int k = j % SIDE;
+      float v[SPAN];  // 1. input row y0 - RADIUS + j
+#pragma unroll
+      for (int q = 0; q < SPAN / 4; ++q) vstore4(src[j * pitch + q], q, v);
+      float4 h = 0.0f;  // 2. along the row, into the ring
+#pragma unroll
+      for (int d = -RADIUS; d <= RADIUS; ++d) {
+        const int at = 4 * REACH + d;
+        h += weights[d + RADIUS] * (float4)(v[at], v[at + 1], v[at + 2], v[at + 3]);
+      }
+      ring[k] = h;
+      if (j >= 2 * RADIUS) {  // 3. down the columns: output row y0 + j - 2 RADIUS
+        float4 s = 0.0f;
+#pragma unroll
+        for (int d = 0; d < SIDE; ++d) s += column[d] * ring[(k + 1 + d) % SIDE];
+        dst[j * pitch] = s;
+      }
+    }
+    return;
+  }
+  // The walk with clamps and checks, for strips at an edge
   // Unrolled whole, so that every index into `ring` and `v` is a constant
 #pragma unroll
   for (int j = 0; j < STRIP + 2 * RADIUS; ++j) {

@@ -138,6 +138,18 @@ InTurnsWith::InTurnsWith(std::function<double()> run_seconds, std::function<void
 
 InTurnsWith::~InTurnsWith() { yardstick = nullptr; }
 
+Timing timing_of(const std::vector<double>& seconds, int warmup, const std::string& clock,
+                 const std::string& note) {
+  Timing timing;
+  timing.time = summarize(seconds);
+  timing.seconds = seconds;
+  timing.reps = int(seconds.size());
+  timing.warmup = warmup;
+  timing.clock = clock;
+  timing.note = note;
+  return timing;
+}
+
 OutOfTurns::OutOfTurns() : set_aside_(yardstick) { yardstick = nullptr; }
 
 OutOfTurns::~OutOfTurns() { yardstick = set_aside_; }

@@ -403,13 +403,7 @@ std::vector<lab::Result> overlap(lab::Cli& cli, lab::Env& env, const Settings& s
     const double most_overlap = *std::max_element(overlapped[v].begin(), overlapped[v].end());
     const double median_overlap = lab::summarize(overlapped[v]).median;
     if (v > 0 && most_overlap > 0) any_overlap = true;
-    lab::Timing timing;
-    timing.time = span;
-    timing.seconds = spans[v];
-    timing.reps = int(spans[v].size());
-    timing.warmup = opt.warmup;
-    timing.clock = "event";
-    timing.note = long_note;
+    const lab::Timing timing = lab::timing_of(spans[v], opt.warmup, "event", long_note);
     lab::Result row;
     row.variant = "overlap " + variants[v].name;
     row.size = lab::Size("n", std::int64_t(total))

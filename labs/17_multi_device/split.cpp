@@ -127,17 +127,6 @@ double seconds_between(const cl::Event& first, const cl::Event& last) {
          1e-9;
 }
 
-lab::Timing host_timing(const std::vector<double>& seconds, int warmup, const std::string& note) {
-  lab::Timing timing;
-  timing.time = lab::summarize(seconds);
-  timing.seconds = seconds;
-  timing.reps = int(seconds.size());
-  timing.warmup = warmup;
-  timing.clock = "host";
-  timing.note = note;
-  return timing;
-}
-
 // The median of one member's times over the runs.
 MemberTimes median_times(const PlanRuns& runs, std::size_t member) {
   std::vector<double> up, kernel, down, span;
@@ -360,7 +349,7 @@ std::vector<lab::Result> split(lab::Cli& cli, Team& team, const lab::MatmulProbl
     lab::Result row;
     row.variant = team.part + ": " + plan.name;
     row.size = d.size();
-    lab::set_timing(row, host_timing(runs.host_s, opt.warmup, note));
+    lab::set_timing(row, lab::timing_of(runs.host_s, opt.warmup, "host", note));
     row.rate = lab::gigaflops(d.flops(), row.time->median);
     row.unit = "GFLOP/s";
     lab::set_check(row, runs.check);

@@ -50,6 +50,12 @@ struct Timing {
   std::vector<double> yardstick;
 };
 
+// A Timing of runs timed by the lab itself rather than by time_launches or time_on_host (a job
+// spread over several queues, a span read from several events): `seconds` the timed runs in
+// order, on `clock` ("event" or "host"), after `warmup` untimed ones; `note` as Timing::note.
+Timing timing_of(const std::vector<double>& seconds, int warmup, const std::string& clock,
+                 const std::string& note = "");
+
 // A yardstick that measurements take turns with. While one lives, every run that time_launches,
 // time_launches_in_turns, time_launch_span and time_on_host make (warm-ups too) is followed by
 // one run of `launch`, and each Timing keeps the yardstick's seconds from its own rounds. On a
