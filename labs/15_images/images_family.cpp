@@ -64,7 +64,7 @@ Family make_family() {
   tile.grows = lab::kGrowsGroup | lab::kGrowsLocal;
   lab::Tunable strip = tile.like(
       "STRIP", "--strip", "Output rows a strips work-item filters, walking down its 4 columns",
-      {8, 16, 32, 64});
+      {4, 8, 16, 32, 64});
   strip.grows = lab::kGrowsPrivate;  // its loop is unrolled: more code, not more work-items
   f.tunables = {tile, strip};
   f.variants = {
