@@ -17,6 +17,8 @@ import os
 import sys
 
 FIELDS = ("lab", "variant", "device", "dtype", "size_class")
+# Keys a setting beside FIELDS where a lab gives it ("r=2": images' radius); "" when absent.
+OPTIONAL = ("shape",)
 
 
 def default_cache():
@@ -51,7 +53,10 @@ def main():
     cache = load(options.cache, "tuning cache")
     recorded = load(options.into, "recorded settings file")
     labs = {lab for lab in options.labs.split(",") if lab}
-    entries = {tuple(e.get(f, "") for f in FIELDS): e for e in recorded["entries"]}
+    def place(entry):
+        return tuple(entry.get(f, "") for f in FIELDS + OPTIONAL)
+
+    entries = {place(e): e for e in recorded["entries"]}
     taken = 0
     for entry in cache["entries"]:
         if not all(isinstance(entry.get(f), str) for f in FIELDS):
@@ -66,19 +71,21 @@ def main():
         when = (datetime.datetime.fromtimestamp(tuned_at, datetime.timezone.utc).date().isoformat()
                 if isinstance(tuned_at, (int, float)) else "")
         kept = {f: entry[f] for f in FIELDS}
+        kept.update({f: entry[f] for f in OPTIONAL if isinstance(entry.get(f), str) and entry[f]})
         kept.update({"tunables": entry["tunables"], "rate": entry.get("rate", 0),
                      "unit": entry.get("unit", ""), "driver": entry.get("driver", ""),
                      "tuned_on": when})
-        entries[tuple(entry[f] for f in FIELDS)] = kept
+        entries[place(entry)] = kept
         taken += 1
         print(f"record_tuning.py: {entry['lab']} {entry['variant']} {entry['dtype']} "
-              f"{entry['size_class']} on {entry['device']}: "
+              f"{entry['size_class']}{' ' + kept['shape'] if 'shape' in kept else ''} "
+              f"on {entry['device']}: "
               + " ".join(f"{k}={v}" for k, v in entry["tunables"].items()))
     if taken == 0:
         sys.exit(f"record_tuning.py: nothing to record in {options.cache}"
                  + (f" for {options.labs}" if labs else "")
                  + (f" on a device named like '{options.device}'" if options.device else ""))
-    recorded["entries"] = sorted(entries.values(), key=lambda e: tuple(e[f] for f in FIELDS))
+    recorded["entries"] = sorted(entries.values(), key=place)
     with open(options.into, "w", encoding="utf-8") as file:
         json.dump(recorded, file, indent=2)
         file.write("\n")
