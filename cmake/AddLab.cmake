@@ -509,4 +509,5 @@ function(lab_trace_test lab name)
     COMMAND ${CMAKE_COMMAND} ${defs} -P ${PROJECT_SOURCE_DIR}/tests/trace.cmake --
             $<TARGET_FILE:${lab}> ${X_ARGS})
   lab_set_test_properties(${lab}.trace.${name} lab)
+  set_tests_properties(${lab}.trace.${name} PROPERTIES SKIP_REGULAR_EXPRESSION "skipped: ")
 endfunction()

@@ -49,7 +49,7 @@ __kernel void convolve_strips(const int height, const int width, __global const 
     const int pitch = width / 4;  // float4s a row
     __global const float4* src =
         (__global const float4*)in + (y0 - RADIUS) * pitch + x0 / 4 - REACH;
-    __global float4* dst = (__global float4*)out + (y0 - 2 * RADIUS) * pitch + x0 / 4;
+    __global float4* dst = (__global float4*)out + y0 * pitch + x0 / 4;  // output row y0
 #pragma unroll
     for (int j = 0; j < STRIP + 2 * RADIUS; ++j) {
       const int k = j % SIDE;
@@ -67,12 +67,13 @@ __kernel void convolve_strips(const int height, const int width, __global const 
         float4 s = 0.0f;
 #pragma unroll
         for (int d = 0; d < SIDE; ++d) s += column[d] * ring[(k + 1 + d) % SIDE];
-        dst[j * pitch] = s;
+        dst[(j - 2 * RADIUS) * pitch] = s;
       }
     }
     return;
   }
-  // The walk with clamps and checks, for strips at an edge
+  // The walk with clamps and checks: strips at an edge, and every strip of a width that is not a
+  // multiple of 4
   // Unrolled whole, so that every index into `ring` and `v` is a constant
 #pragma unroll
   for (int j = 0; j < STRIP + 2 * RADIUS; ++j) {

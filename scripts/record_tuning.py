@@ -6,9 +6,10 @@ Usage: record_tuning.py [--cache PATH] [--labs LIST] [--device TEXT] [--into PAT
 
 Run `LAB --tune ...` on the device first (each run stores its best setting in the cache), then
 this script, then rebuild. An entry keeps the lab, variant, device, element type, size class, the
-tunables and the rate they gave; it drops the kernel's SHA-256, which the cache keys on, so that
-the setting outlives edits to the kernel, and keeps the driver and the date as information only.
-An entry for the same lab, variant, device, element type and size class is replaced.
+shape where the lab gives one (images' radius, "r=2"), the tunables and the rate they gave; it
+drops the kernel's SHA-256, which the cache keys on, so that the setting outlives edits to the
+kernel, and keeps the driver and the date as information only. An entry for the same lab,
+variant, device, element type, size class and shape is replaced.
 """
 import argparse
 import datetime
@@ -54,7 +55,8 @@ def main():
     recorded = load(options.into, "recorded settings file")
     labs = {lab for lab in options.labs.split(",") if lab}
     def place(entry):
-        return tuple(entry.get(f, "") for f in FIELDS + OPTIONAL)
+        return tuple(v if isinstance(v, str) else "" for v in
+                     (entry.get(f, "") for f in FIELDS + OPTIONAL))
 
     entries = {place(e): e for e in recorded["entries"]}
     taken = 0

@@ -1,6 +1,8 @@
 # trace.cmake: runs a lab with --trace FILE and parses the timeline back.
 #   cmake -DTRACE=out.json [-DMIN_TRACKS=2] [-DNAMES=a|b] -P trace.cmake -- LAB ARGS
-# The lab must exit 0 and write a Chrome Trace Event Format file in which:
+# A lab that skips (exit 77: the device lacks what the command needs) prints "skipped:" for the
+# test's SKIP_REGULAR_EXPRESSION. Otherwise the lab must exit 0 and write a Chrome Trace Event
+# Format file in which:
 # - every command is a complete event ("ph": "X") on a track named by a thread_name record, and
 #   there is one such record per track the commands use (at least MIN_TRACKS of them);
 # - every command starts at or after 0 and ends within the host's time for the whole run
@@ -26,6 +28,10 @@ endfunction()
 file(REMOVE "${TRACE}")
 execute_process(COMMAND ${command} --trace ${TRACE} OUTPUT_VARIABLE out ERROR_VARIABLE errors
                 RESULT_VARIABLE code)
+if(code STREQUAL "77")
+  message(STATUS "skipped: the device lacks what the command needs\n${errors}")
+  return()
+endif()
 if(NOT code EQUAL 0)
   message(FATAL_ERROR "exit code ${code}, expected 0\n${out}\n${errors}")
 endif()

@@ -149,6 +149,8 @@ TEST(TuningCache, AShapeKeysItsOwnEntry) {
   r8.shape = "r=8";
   cache.store(r2, {{"STRIP", 4}}, 1, "GB/s");
   cache.store(r8, {{"STRIP", 16}}, 1, "GB/s");
+  ASSERT_EQ(cache.find(r2).values.size(), 1u);
+  ASSERT_EQ(cache.find(r8).values.size(), 1u);
   EXPECT_EQ(cache.find(r2).values[0].second, 4);
   EXPECT_EQ(cache.find(r8).values[0].second, 16);
   EXPECT_TRUE(cache.find(key()).values.empty());  // no shape: neither
@@ -162,6 +164,7 @@ TEST(RecordedTunings, AShapedEntryServesOnlyItsShape) {
   lab::detail::TuningKey r2 = key(), r8 = key();
   r2.shape = "r=2";
   r8.shape = "r=8";
+  ASSERT_EQ(recorded.find(r2).values.size(), 1u);
   EXPECT_EQ(recorded.find(r2).values[0].second, 2);
   EXPECT_TRUE(recorded.find(r8).values.empty());
   EXPECT_TRUE(recorded.find(key()).values.empty());
