@@ -38,6 +38,29 @@
 #define REACH ((RADIUS + 3) / 4)  // whole float4s read on each side of the work-item's own
 #define SPAN (4 + 8 * REACH)      // pixels of a row a work-item reads
 
+// Step 2 of a row: its 4 pixels filtered along the row, from the SPAN pixels `v` holds (pixel
+// x0 + i at v[4 REACH + i]).
+float4 along_row(const float* v, __constant float* weights) {
+  float4 h = 0.0f;
+#pragma unroll
+  for (int d = -RADIUS; d <= RADIUS; ++d) {
+    const int at = 4 * REACH + d;
+    h += weights[d + RADIUS] * (float4)(v[at], v[at + 1], v[at + 2], v[at + 3]);
+  }
+  return h;
+}
+
+// Step 3: the column sum for the output row whose last filtered row is ring[k]. The ring holds
+// the 2 RADIUS + 1 filtered rows j - 2 RADIUS to j, row j - 2 RADIUS + d in ring[(k + 1 + d) %
+// SIDE]. Both functions are inlined where they are called, with k a constant there, so the ring
+// stays in registers.
+float4 down_columns(const float4* ring, const int k, __constant float* column) {
+  float4 s = 0.0f;
+#pragma unroll
+  for (int d = 0; d < SIDE; ++d) s += column[d] * ring[(k + 1 + d) % SIDE];
+  return s;
+}
+
 __kernel void convolve_strips(const int height, const int width, __global const float* in,
                               __constant float* weights, __global float* out) {
   const int x0 = (int)get_global_id(0) * 4, y0 = (int)get_global_id(1) * STRIP;
@@ -56,18 +79,9 @@ __kernel void convolve_strips(const int height, const int width, __global const 
       float v[SPAN];  // 1. input row y0 - RADIUS + j
 #pragma unroll
       for (int q = 0; q < SPAN / 4; ++q) vstore4(src[j * pitch + q], q, v);
-      float4 h = 0.0f;  // 2. along the row, into the ring
-#pragma unroll
-      for (int d = -RADIUS; d <= RADIUS; ++d) {
-        const int at = 4 * REACH + d;
-        h += weights[d + RADIUS] * (float4)(v[at], v[at + 1], v[at + 2], v[at + 3]);
-      }
-      ring[k] = h;
-      if (j >= 2 * RADIUS) {  // 3. down the columns: output row y0 + j - 2 RADIUS
-        float4 s = 0.0f;
-#pragma unroll
-        for (int d = 0; d < SIDE; ++d) s += column[d] * ring[(k + 1 + d) % SIDE];
-        dst[(j - 2 * RADIUS) * pitch] = s;
+      ring[k] = along_row(v, weights);  // 2. into the ring
+      if (j >= 2 * RADIUS) {            // 3. down the columns: output row y0 + j - 2 RADIUS
+        dst[(j - 2 * RADIUS) * pitch] = down_columns(ring, k, column);
       }
     }
     return;
@@ -92,20 +106,12 @@ __kernel void convolve_strips(const int height, const int width, __global const 
       }
     }
     // 2. Along the row: the 4 pixels' sums, into the ring
-    float4 h = 0.0f;
-#pragma unroll
-    for (int d = -RADIUS; d <= RADIUS; ++d) {
-      const int at = 4 * REACH + d;
-      h += weights[d + RADIUS] * (float4)(v[at], v[at + 1], v[at + 2], v[at + 3]);
-    }
-    ring[k] = h;
+    ring[k] = along_row(v, weights);
     // 3. Down the columns: output row y = y0 + j - 2 RADIUS, once the ring holds its 2 RADIUS + 1
-    //    filtered rows, j - 2 RADIUS to j: row j - 2 RADIUS + d sits in ring[(k + 1 + d) % SIDE]
+    //    filtered rows
     const int y = y0 + j - 2 * RADIUS;
     if (j >= 2 * RADIUS && y < height) {
-      float4 s = 0.0f;
-#pragma unroll
-      for (int d = 0; d < SIDE; ++d) s += column[d] * ring[(k + 1 + d) % SIDE];
+      const float4 s = down_columns(ring, k, column);
       __global float* dst = out + y * width + x0;
       if (x0 + 4 <= width) {
         vstore4(s, 0, dst);

@@ -6,10 +6,9 @@ Usage: record_tuning.py [--cache PATH] [--labs LIST] [--device TEXT] [--into PAT
 
 Run `LAB --tune ...` on the device first (each run stores its best setting in the cache), then
 this script, then rebuild. An entry keeps the lab, variant, device, element type, size class, the
-shape where the lab gives one (images' radius, "r=2"), the tunables and the rate they gave; it
-drops the kernel's SHA-256, which the cache keys on, so that the setting outlives edits to the
-kernel, and keeps the driver and the date as information only. An entry for the same lab,
-variant, device, element type, size class and shape is replaced.
+tunables and the rate they gave; it drops the kernel's SHA-256, which the cache keys on, so that
+the setting outlives edits to the kernel, and keeps the driver and the date as information only.
+An entry for the same lab, variant, device, element type and size class is replaced.
 """
 import argparse
 import datetime
@@ -18,8 +17,6 @@ import os
 import sys
 
 FIELDS = ("lab", "variant", "device", "dtype", "size_class")
-# Keys a setting beside FIELDS where a lab gives it ("r=2": images' radius); "" when absent.
-OPTIONAL = ("shape",)
 
 
 def default_cache():
@@ -54,11 +51,7 @@ def main():
     cache = load(options.cache, "tuning cache")
     recorded = load(options.into, "recorded settings file")
     labs = {lab for lab in options.labs.split(",") if lab}
-    def place(entry):
-        return tuple(v if isinstance(v, str) else "" for v in
-                     (entry.get(f, "") for f in FIELDS + OPTIONAL))
-
-    entries = {place(e): e for e in recorded["entries"]}
+    entries = {tuple(e.get(f, "") for f in FIELDS): e for e in recorded["entries"]}
     taken = 0
     for entry in cache["entries"]:
         if not all(isinstance(entry.get(f), str) for f in FIELDS):
@@ -73,21 +66,19 @@ def main():
         when = (datetime.datetime.fromtimestamp(tuned_at, datetime.timezone.utc).date().isoformat()
                 if isinstance(tuned_at, (int, float)) else "")
         kept = {f: entry[f] for f in FIELDS}
-        kept.update({f: entry[f] for f in OPTIONAL if isinstance(entry.get(f), str) and entry[f]})
         kept.update({"tunables": entry["tunables"], "rate": entry.get("rate", 0),
                      "unit": entry.get("unit", ""), "driver": entry.get("driver", ""),
                      "tuned_on": when})
-        entries[place(entry)] = kept
+        entries[tuple(entry[f] for f in FIELDS)] = kept
         taken += 1
         print(f"record_tuning.py: {entry['lab']} {entry['variant']} {entry['dtype']} "
-              f"{entry['size_class']}{' ' + kept['shape'] if 'shape' in kept else ''} "
-              f"on {entry['device']}: "
+              f"{entry['size_class']} on {entry['device']}: "
               + " ".join(f"{k}={v}" for k, v in entry["tunables"].items()))
     if taken == 0:
         sys.exit(f"record_tuning.py: nothing to record in {options.cache}"
                  + (f" for {options.labs}" if labs else "")
                  + (f" on a device named like '{options.device}'" if options.device else ""))
-    recorded["entries"] = sorted(entries.values(), key=place)
+    recorded["entries"] = sorted(entries.values(), key=lambda e: tuple(e[f] for f in FIELDS))
     with open(options.into, "w", encoding="utf-8") as file:
         json.dump(recorded, file, indent=2)
         file.write("\n")

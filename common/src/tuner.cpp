@@ -151,7 +151,7 @@ namespace {
 // The key of `variant` on `env`'s device; the kernel file is looked up as the run path does.
 TuningKey tuning_key(const Env& env, const Options& options, const std::string& lab,
                      const std::string& variant, const std::string& kernel_file,
-                     const std::string& dtype, double work, const std::string& shape) {
+                     const std::string& dtype, double work) {
   TuningKey key;
   key.lab = lab;
   key.variant = variant;
@@ -159,7 +159,6 @@ TuningKey tuning_key(const Env& env, const Options& options, const std::string& 
   key.driver = env.device.getInfo<CL_DRIVER_VERSION>();
   key.dtype = dtype;
   key.size_class = size_class(work);
-  key.shape = shape;
   const std::string path = find_kernel_file(kernel_file, kernel_lookup(options), true);
   std::ifstream in(path, std::ios::binary);
   std::stringstream source;
@@ -297,9 +296,9 @@ Tuner::Tuner(const TuningOptions& options, const std::vector<Tunable>& tunables,
 
 RowTuning Tuner::resolve(const Env& env, const Options& options, const std::string& variant,
                          const std::string& kernel_file, const std::vector<std::string>& names,
-                         const std::string& dtype, double work, const std::string& shape) const {
+                         const std::string& dtype, double work) const {
   RowTuning row;
-  row.key = tuning_key(env, options, lab_, variant, kernel_file, dtype, work, shape);
+  row.key = tuning_key(env, options, lab_, variant, kernel_file, dtype, work);
   row.names = names;
   std::ostringstream warnings;
   row.tuning = resolve_tuning(options_, tunables_, defaults_, RecordedTunings::compiled_in(),

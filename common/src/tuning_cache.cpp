@@ -36,15 +36,14 @@ namespace {
 bool same_place(const nlohmann::json& entry, const TuningKey& key) {
   return entry.value("lab", "") == key.lab && entry.value("variant", "") == key.variant &&
          entry.value("device", "") == key.device && entry.value("driver", "") == key.driver &&
-         entry.value("dtype", "") == key.dtype && entry.value("size_class", "") == key.size_class &&
-         entry.value("shape", "") == key.shape;
+         entry.value("dtype", "") == key.dtype && entry.value("size_class", "") == key.size_class;
 }
 
 }  // namespace
 
 std::string TuningKey::text() const {
-  return lab + " " + variant + " " + dtype + " " + size_class + (shape.empty() ? "" : " " + shape) +
-         " on " + device + " (driver " + driver + ")";
+  return lab + " " + variant + " " + dtype + " " + size_class + " on " + device + " (driver " +
+         driver + ")";
 }
 
 std::string size_class(double work) {
@@ -132,7 +131,6 @@ void TuningCache::store(const TuningKey& key, const TunableValues& values, doubl
                           {"rate", rate},
                           {"unit", unit},
                           {"tuned_at", static_cast<std::int64_t>(std::time(nullptr))}};
-  if (!key.shape.empty()) entry["shape"] = key.shape;
   nlohmann::json tunables = nlohmann::json::object();
   for (const auto& [name, value] : values) tunables[name] = value;
   entry["tunables"] = tunables;
@@ -208,8 +206,7 @@ CachedTuning RecordedTunings::find(const TuningKey& key) const {
   int distance = 0;
   for (const auto& entry : entries_) {
     if (entry.value("lab", "") != key.lab || entry.value("variant", "") != key.variant ||
-        entry.value("device", "") != key.device || entry.value("dtype", "") != key.dtype ||
-        entry.value("shape", "") != key.shape) {
+        entry.value("device", "") != key.device || entry.value("dtype", "") != key.dtype) {
       continue;
     }
     const int from = exponent(entry.value("size_class", ""));

@@ -281,9 +281,9 @@ std::vector<lab::Result> convolution(lab::Cli& cli, lab::Env& env, const Setting
             << (side == 1 ? " tap" : " taps") << " a pixel, " << 2 * side
             << " in two separable passes\n";
   // A setting tuned at one radius is no guide at another (strips unrolls its loops by r), so the
-  // radius keys the tuning cache beside the size.
+  // radius keys the tuning cache beside the element type, as histogram's bins do there.
   lab::VariantDriver driver(cli, env, family(), s.variant, tuning_options, default_tuning(),
-                            "float", double(pixels), {}, "r=" + std::to_string(filter.radius));
+                            "float r=" + std::to_string(filter.radius), double(pixels));
   lab::GuardedArray<float> in_host(env.device, pixels, 0, input.data());
   lab::GuardedArray<float> out_host(env.device, pixels, 0);  // NaN: a pixel never written
   std::vector<float> written;  // the last passing row's output, for --output

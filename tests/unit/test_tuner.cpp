@@ -85,7 +85,7 @@ TEST(TuningCache, AnotherDevicesEntryIsIgnored) {
   cache.store(key(), {{"TSM", 64}}, 1, "GFLOP/s");
   for (auto change : {&lab::detail::TuningKey::device, &lab::detail::TuningKey::driver,
                       &lab::detail::TuningKey::dtype, &lab::detail::TuningKey::size_class,
-                      &lab::detail::TuningKey::variant, &lab::detail::TuningKey::shape}) {
+                      &lab::detail::TuningKey::variant}) {
     lab::detail::TuningKey other = key();
     other.*change = "something else";
     const lab::detail::CachedTuning found = cache.find(other);
@@ -140,34 +140,6 @@ TEST(RecordedTunings, TheNearestSizeClassOfTheSameDeviceIsUsed) {
   lab::detail::TuningKey ints = key();
   ints.dtype = "int";
   EXPECT_TRUE(recorded.find(ints).values.empty());
-}
-
-TEST(TuningCache, AShapeKeysItsOwnEntry) {
-  lab::detail::TuningCache cache(temp_path("shape"));
-  lab::detail::TuningKey r2 = key(), r8 = key();
-  r2.shape = "r=2";
-  r8.shape = "r=8";
-  cache.store(r2, {{"STRIP", 4}}, 1, "GB/s");
-  cache.store(r8, {{"STRIP", 16}}, 1, "GB/s");
-  ASSERT_EQ(cache.find(r2).values.size(), 1u);
-  ASSERT_EQ(cache.find(r8).values.size(), 1u);
-  EXPECT_EQ(cache.find(r2).values[0].second, 4);
-  EXPECT_EQ(cache.find(r8).values[0].second, 16);
-  EXPECT_TRUE(cache.find(key()).values.empty());  // no shape: neither
-  EXPECT_NE(r2.text().find("2^30 r=2 on"), std::string::npos);
-}
-
-TEST(RecordedTunings, AShapedEntryServesOnlyItsShape) {
-  const lab::detail::RecordedTunings recorded(
-      R"({"entries": [{"lab": "matmul", "variant": "regtiled", "device": "pthread-haswell",
-          "dtype": "float", "size_class": "2^30", "shape": "r=2", "tunables": {"GROUPS": 2}}]})");
-  lab::detail::TuningKey r2 = key(), r8 = key();
-  r2.shape = "r=2";
-  r8.shape = "r=8";
-  ASSERT_EQ(recorded.find(r2).values.size(), 1u);
-  EXPECT_EQ(recorded.find(r2).values[0].second, 2);
-  EXPECT_TRUE(recorded.find(r8).values.empty());
-  EXPECT_TRUE(recorded.find(key()).values.empty());
 }
 
 TEST(RecordedTunings, NotWholeNumbersGiveNothingAndBadTextThrows) {

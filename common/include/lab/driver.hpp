@@ -141,14 +141,12 @@ class VariantDriver {
   // The rows `choice` names (a row, or all), each with its tuning resolved. `work` is the
   // problem's size in the family's units (elements, M*N*K), for the cache's key. `cannot` says
   // why a row cannot run in this configuration at all ("" when it can, e.g. an int-only row
-  // under float): chosen alone it is a UsageError, under all a "(skipped ...)" line. `shape`, when
-  // not "", is what else keys a tuned setting (TuningKey::shape: images' "r=2").
+  // under float): chosen alone it is a UsageError, under all a "(skipped ...)" line.
   VariantDriver(
       const Cli& cli, const Env& env, const Family<Size, Extra>& family, const std::string& choice,
       const TuningOptions& tuning_options, const Tuning& defaults, const std::string& dtype,
       double work,
-      const std::function<std::string(const typename Family<Size, Extra>::Row&)>& cannot = {},
-      const std::string& shape = "")
+      const std::function<std::string(const typename Family<Size, Extra>::Row&)>& cannot = {})
       : cli_(cli), tuner_(tuning_options, family.tunables, defaults, family.name) {
     for (const auto& row : family.variants) {
       if (choice != "all" && choice != row.name) continue;
@@ -162,7 +160,7 @@ class VariantDriver {
       tunings_.push_back(row.kernel_file.empty()
                              ? RowTuning{}
                              : tuner_.resolve(env, cli.options(), row.name, row.kernel_file,
-                                              row.tunables, dtype, work, shape));
+                                              row.tunables, dtype, work));
     }
   }
 

@@ -34,11 +34,10 @@ struct TuningKey {
   std::string device;
   std::string driver;
   std::string source_sha256;
+  // The element type, and what else in the problem moves the best setting: histogram's input
+  // and bins ("uniform 256 bins"), images' radius ("float r=2").
   std::string dtype;
   std::string size_class;
-  // What else shapes the kernel beside its size, when a setting tuned for one would mislead
-  // another ("r=2": images' radius decides its unrolled loops), or "".
-  std::string shape;
   std::string text() const;  // "matmul regtiled float 2^30 on DEVICE (driver X)"
 };
 
@@ -159,11 +158,10 @@ class Tuner {
   Tuner(const TuningOptions& options, const std::vector<Tunable>& tunables, Tuning defaults,
         std::string lab);
 
-  // A row's tuning; its kernel file is read (its SHA-256 is part of the cache's key), and
-  // `shape` is TuningKey::shape.
+  // A row's tuning; its kernel file is read (its SHA-256 is part of the cache's key).
   RowTuning resolve(const Env& env, const Options& options, const std::string& variant,
                     const std::string& kernel_file, const std::vector<std::string>& names,
-                    const std::string& dtype, double work, const std::string& shape = "") const;
+                    const std::string& dtype, double work) const;
 
   // --tune was given: each row's run is preceded by search().
   bool searching() const;
